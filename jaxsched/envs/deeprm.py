@@ -1,0 +1,337 @@
+"""DeepRM: online multi-resource cluster scheduling as an MDP (Mao et al., HotNets'16).
+
+Exact semantics: ``../shared/spec/deeprm.md``. In one sentence: M visible job slots, a FIFO backlog,
+a T-row future-occupancy grid per resource; action i < M places slot i's job at its earliest fit in
+the horizon without advancing time, anything else ("move on") advances the clock one step, lets the
+new arrivals in and pays the reward. Jobs arriving when slots and backlog are full are *counted* as
+dropped (the reference loses them silently).
+
+The environment object holds only static configuration (shapes, reward and observation kinds);
+the jobset is data in ``EnvParams`` so one jobset can be replayed by N rollouts and ``vmap`` runs
+over jobsets. Gymnax contract: ``reset(key, params)`` / ``step(key, state, action, params)`` with
+auto-reset, returning gymnax 1.x's six values ``(obs, state, reward, terminated, truncated, info)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from flax import struct
+from gymnax.environments import environment, spaces
+
+from jaxsched.jobset import Jobset
+
+REWARDS = ("slowdown", "completion_time", "utilisation", "makespan")
+TERMINATIONS = ("all_done", "no_new_job")
+OBSERVATIONS = ("image", "compact", "none")
+ALLOCATIONS = ("earliest_fit", "fits_now")
+
+
+@struct.dataclass
+class EnvParams(environment.EnvParams):
+    jobset: Jobset | None = None
+    simu_len: int = 50  # arrivals happen before this time step; all_done waits at least this long
+    max_time: int = 1000  # clock cap: the episode is truncated after this many move-ons
+    max_steps_in_episode: int = 100_000  # decision cap (gymnax's truncation counter)
+
+
+@struct.dataclass
+class EnvState(environment.EnvState):
+    time: jax.Array  # decisions taken (gymnax's step counter)
+    clock: jax.Array  # simulated time step
+    jobset: Jobset
+    start: jax.Array  # int32[J] start time step, -1 until scheduled
+    dropped: jax.Array  # bool[J] arrived while slots and backlog were full
+    slots: jax.Array  # int32[M] job index per visible slot, -1 when empty
+    backlog: jax.Array  # int32[B] FIFO of job indices, -1 past backlog_len
+    backlog_len: jax.Array  # int32
+    used: jax.Array  # int32[T, d] units in use at clock + row
+    since_arrival: jax.Array  # int32 time steps since the last arrival
+
+
+@struct.dataclass
+class Observation:
+    """What a policy sees: the network features, the action mask and the slot view heuristics use."""
+
+    features: jax.Array  # image [T, W], compact vector, or empty
+    action_mask: jax.Array  # bool[M+1]: slot holds a job that fits in the horizon; void always valid
+    fits_now: jax.Array  # bool[M]: the job can start at the current time step
+    slot_job: jax.Array  # int32[M] job index (arrival order), -1 when empty
+    slot_duration: jax.Array  # int32[M], 0 when empty
+    slot_demand: jax.Array  # int32[M, d], 0 when empty
+    free: jax.Array  # int32[T, d] free units per future time step
+
+
+class DeepRM(environment.Environment[EnvState, EnvParams]):
+    """The DeepRM cluster; also DeepRM_Off when the jobset arrives at t = 0 and has no backlog."""
+
+    def __init__(
+        self,
+        num_res: int = 2,
+        capacity: int = 10,
+        horizon: int = 20,
+        num_slots: int = 10,
+        backlog_size: int = 60,
+        max_job_len: int = 15,
+        max_job_size: int = 10,
+        reward: str = "slowdown",
+        termination: str = "all_done",
+        observation: str = "image",
+        allocation: str = "earliest_fit",
+    ):
+        super().__init__()
+        for name, value, allowed in (("reward", reward, REWARDS), ("termination", termination, TERMINATIONS),
+                                     ("observation", observation, OBSERVATIONS),
+                                     ("allocation", allocation, ALLOCATIONS)):
+            if value not in allowed:
+                raise ValueError(f"unknown {name} {value!r}; choose one of {', '.join(allowed)}")
+        for name, value in (("num_res", num_res), ("capacity", capacity), ("horizon", horizon),
+                            ("num_slots", num_slots), ("max_job_len", max_job_len),
+                            ("max_job_size", max_job_size)):
+            if int(value) < 1:
+                raise ValueError(f"{name} must be >= 1, got {value}")
+        if backlog_size < 0:
+            raise ValueError(f"backlog_size must be >= 0, got {backlog_size}")
+        if max_job_len > horizon:
+            raise ValueError(f"max_job_len {max_job_len} exceeds the horizon {horizon}: such jobs never fit")
+        if max_job_size > capacity:
+            raise ValueError(f"max_job_size {max_job_size} exceeds the capacity {capacity}")
+        self.num_res, self.capacity, self.horizon = int(num_res), int(capacity), int(horizon)
+        self.num_slots, self.backlog_size = int(num_slots), int(backlog_size)
+        self.max_job_len, self.max_job_size = int(max_job_len), int(max_job_size)
+        self.reward_kind, self.termination, self.observation = reward, termination, observation
+        self.allocation = allocation
+        self.backlog_width = -(-self.backlog_size // self.horizon)  # ceil, as the reference
+
+    # ------------------------------------------------------------------ configuration
+    @property
+    def name(self) -> str:
+        return "DeepRM"
+
+    @property
+    def num_actions(self) -> int:
+        return self.num_slots + 1
+
+    @property
+    def image_width(self) -> int:
+        return self.num_res * (self.capacity + self.num_slots * self.max_job_size) + self.backlog_width + 1
+
+    @property
+    def default_params(self) -> EnvParams:
+        """Params with one small reference-workload jobset (seed 0), so the env runs as made."""
+        from jaxsched.workloads.deeprm import Workload, generate
+
+        workload = Workload(num_res=self.num_res, capacity=self.capacity, max_job_len=self.max_job_len,
+                            max_job_size=self.max_job_size, simu_len=50, load=0.7)
+        return EnvParams(jobset=generate(jax.random.PRNGKey(0), workload), simu_len=workload.simu_len)
+
+    # ------------------------------------------------------------------ dynamics
+    def reset_env(self, key: jax.Array, params: EnvParams) -> tuple[Observation, EnvState]:
+        jobset = params.jobset
+        num_jobs = jobset.arrival.shape[0]
+        state = EnvState(
+            time=jnp.int32(0),
+            clock=jnp.int32(0),
+            jobset=jobset,
+            start=jnp.full((num_jobs,), -1, jnp.int32),
+            dropped=jnp.zeros((num_jobs,), bool),
+            slots=jnp.full((self.num_slots,), -1, jnp.int32),
+            backlog=jnp.full((self.backlog_size,), -1, jnp.int32),
+            backlog_len=jnp.int32(0),
+            used=jnp.zeros((self.horizon, self.num_res), jnp.int32),
+            since_arrival=jnp.int32(0),
+        )
+        state, _ = self._admit_arrivals(state)
+        return self.get_obs(state, params), state
+
+    def step_env(self, key: jax.Array, state: EnvState, action: Any, params: EnvParams):
+        action = jnp.asarray(action, jnp.int32)
+        slot = jnp.clip(action, 0, self.num_slots - 1)
+        job = state.slots[slot]
+        duration, demand = self._job(state, job)
+        offset, fits = self._earliest_start(state.used, duration, demand)
+        schedule = (action < self.num_slots) & (job >= 0) & fits
+
+        scheduled = self._schedule(state, slot, job, offset)
+        moved, move_reward = self._move_on(state)
+        next_state = jax.tree.map(lambda a, b: jnp.where(schedule, a, b), scheduled, moved)
+        next_state = next_state.replace(time=state.time + 1)
+        reward = jnp.where(schedule, 0.0, move_reward).astype(jnp.float32)
+        terminated = jnp.logical_and(~schedule, self.is_terminated(next_state, params))
+        info = {"scheduled": schedule, "clock": next_state.clock,
+                "dropped": jnp.sum(next_state.dropped, dtype=jnp.int32)}
+        return self.get_obs(next_state, params), next_state, reward, terminated, info
+
+    def is_terminated(self, state: EnvState, params: EnvParams) -> jax.Array:
+        past_arrivals = state.clock >= params.simu_len
+        if self.termination == "no_new_job":
+            return past_arrivals
+        jobs = state.jobset
+        pending = jnp.any(jobs.valid & (jobs.arrival > state.clock))
+        return past_arrivals & ~pending & (jnp.sum(self.in_system(state)) == 0)
+
+    def is_truncated(self, state: EnvState, params: EnvParams) -> jax.Array:
+        return (state.clock >= params.max_time) | (state.time >= params.max_steps_in_episode)
+
+    def in_system(self, state: EnvState) -> jax.Array:
+        """bool[J]: arrived, not dropped and not yet finished (running, slotted or backlogged)."""
+        jobs = state.jobset
+        finished = (state.start >= 0) & (state.start + jobs.duration <= state.clock)
+        return jobs.valid & (jobs.arrival <= state.clock) & ~state.dropped & ~finished
+
+    def _job(self, state: EnvState, job: jax.Array) -> tuple[jax.Array, jax.Array]:
+        index = jnp.maximum(job, 0)
+        return state.jobset.duration[index], state.jobset.demand[index]
+
+    def _start_offsets(self, used: jax.Array, duration: jax.Array, demand: jax.Array) -> jax.Array:
+        """bool[T]: offsets o at which the job fits for its whole duration within the horizon."""
+        row_ok = jnp.all(self.capacity - used >= demand, axis=-1)
+        misfits = jnp.concatenate([jnp.zeros((1,), jnp.int32), jnp.cumsum(~row_ok, dtype=jnp.int32)])
+        offsets = jnp.arange(self.horizon)
+        end = offsets + duration
+        ok = (end <= self.horizon) & (misfits[jnp.minimum(end, self.horizon)] == misfits[offsets])
+        if self.allocation == "fits_now":
+            ok = ok & (offsets == 0)
+        return ok
+
+    def _earliest_start(self, used, duration, demand) -> tuple[jax.Array, jax.Array]:
+        ok = self._start_offsets(used, duration, demand)
+        return jnp.argmax(ok).astype(jnp.int32), jnp.any(ok)
+
+    def _schedule(self, state: EnvState, slot, job, offset) -> EnvState:
+        duration, demand = self._job(state, job)
+        rows = jnp.arange(self.horizon)
+        running = (rows >= offset) & (rows < offset + duration)
+        used = state.used + running[:, None].astype(jnp.int32) * demand[None, :]
+        start = state.start.at[job].set(state.clock + offset)
+        if self.backlog_size == 0:
+            return state.replace(used=used, start=start, slots=state.slots.at[slot].set(-1))
+        slots = state.slots.at[slot].set(state.backlog[0])  # -1 when the backlog is empty
+        backlog = jnp.concatenate([state.backlog[1:], jnp.full((1,), -1, jnp.int32)])
+        return state.replace(used=used, start=start, slots=slots, backlog=backlog,
+                             backlog_len=jnp.maximum(state.backlog_len - 1, 0))
+
+    def _move_on(self, state: EnvState) -> tuple[EnvState, jax.Array]:
+        elapsed_use = state.used[0]
+        used = jnp.concatenate([state.used[1:], jnp.zeros((1, self.num_res), jnp.int32)])
+        state = state.replace(clock=state.clock + 1, used=used)
+        state, arrived = self._admit_arrivals(state)
+        state = state.replace(since_arrival=jnp.where(arrived > 0, 0, state.since_arrival + 1))
+        return state, self._reward(state, elapsed_use)
+
+    def _admit_arrivals(self, state: EnvState) -> tuple[EnvState, jax.Array]:
+        """Places the jobs arriving at ``state.clock``: lowest empty slots, then backlog, then dropped.
+
+        Jobs are indexed in arrival order, so this step's arrivals are the contiguous range
+        [first, first + count) and the whole placement is O(J + M + B) without sorting.
+        """
+        jobs = state.jobset
+        arriving = jobs.valid & (jobs.arrival == state.clock)
+        count = jnp.sum(arriving, dtype=jnp.int32)
+        first = jnp.argmax(arriving).astype(jnp.int32)
+        empty = state.slots < 0
+        empty_rank = jnp.cumsum(empty, dtype=jnp.int32) - 1
+        slots = jnp.where(empty & (empty_rank < count), first + empty_rank, state.slots)
+        to_slots = jnp.minimum(count, jnp.sum(empty, dtype=jnp.int32))
+        rest = count - to_slots
+        to_backlog = jnp.minimum(rest, self.backlog_size - state.backlog_len)
+        backlog, backlog_len = state.backlog, state.backlog_len
+        if self.backlog_size > 0:
+            k = jnp.arange(self.backlog_size) - state.backlog_len
+            backlog = jnp.where((k >= 0) & (k < to_backlog), first + to_slots + k, state.backlog)
+            backlog_len = state.backlog_len + to_backlog
+        index = jnp.arange(jobs.arrival.shape[0])
+        dropped = state.dropped | ((index >= first + to_slots + to_backlog) & (index < first + count))
+        return state.replace(slots=slots, backlog=backlog, backlog_len=backlog_len, dropped=dropped), count
+
+    def _reward(self, state: EnvState, elapsed_use: jax.Array) -> jax.Array:
+        in_system = self.in_system(state)
+        if self.reward_kind == "slowdown":
+            return -jnp.sum(jnp.where(in_system, 1.0 / jnp.maximum(state.jobset.duration, 1), 0.0))
+        if self.reward_kind == "completion_time":
+            return -jnp.sum(in_system).astype(jnp.float32)
+        if self.reward_kind == "utilisation":
+            return jnp.sum(elapsed_use / self.capacity).astype(jnp.float32)
+        jobs = state.jobset
+        pending = jnp.any(jobs.valid & (jobs.arrival > state.clock))
+        return -(jnp.any(in_system) | pending).astype(jnp.float32)  # makespan
+
+    # ------------------------------------------------------------------ observation
+    def get_obs(self, state: EnvState, params: EnvParams | None = None, key=None) -> Observation:
+        slot_job = state.slots
+        filled = slot_job >= 0
+        duration, demand = jax.vmap(lambda j: self._job(state, j))(slot_job)
+        duration = jnp.where(filled, duration, 0)
+        demand = jnp.where(filled[:, None], demand, 0)
+        offsets_ok = jax.vmap(self._start_offsets, in_axes=(None, 0, 0))(state.used, duration, demand)
+        schedulable = filled & jnp.any(offsets_ok, axis=-1)
+        return Observation(
+            features=self._features(state, duration, demand),
+            action_mask=jnp.concatenate([schedulable, jnp.ones((1,), bool)]),
+            fits_now=filled & offsets_ok[:, 0],
+            slot_job=slot_job,
+            slot_duration=duration,
+            slot_demand=demand,
+            free=self.capacity - state.used,
+        )
+
+    def _features(self, state: EnvState, duration, demand) -> jax.Array:
+        if self.observation == "image":
+            return self.render_image(state, duration, demand)
+        if self.observation == "compact":
+            return self.compact_vector(state, duration, demand)
+        return jnp.zeros((0,), jnp.float32)
+
+    def render_image(self, state: EnvState, duration, demand) -> jax.Array:
+        """The DeepRM image [T, W]: per resource the occupancy grid then the M slot blocks;
+        then the backlog columns (row-major, one cell per job); then time since last arrival / 10."""
+        T, S = self.horizon, self.max_job_size
+        rows = jnp.arange(T)
+        cluster = jnp.arange(self.capacity)[None, None, :] < state.used[:, :, None]  # [T, d, cap]
+        tall = rows[:, None, None, None] < duration[None, :, None, None]  # [T, M, 1, 1]
+        wide = jnp.arange(S)[None, None, None, :] < demand[None, :, :, None]  # [1, M, d, S]
+        slots = jnp.transpose(tall & wide, (0, 2, 1, 3)).reshape(T, self.num_res, self.num_slots * S)
+        per_resource = jnp.concatenate([cluster, slots], axis=-1).reshape(T, -1)
+        cells = rows[:, None] * self.backlog_width + jnp.arange(self.backlog_width)[None, :]
+        backlog = cells < state.backlog_len
+        since = jnp.full((T, 1), jnp.minimum(state.since_arrival / 10.0, 1.0))
+        return jnp.concatenate([per_resource.astype(jnp.float32), backlog.astype(jnp.float32),
+                                since.astype(jnp.float32)], axis=-1)
+
+    def compact_vector(self, state: EnvState, duration, demand) -> jax.Array:
+        """The reference's compact state: running jobs left per future step, free units per step
+        and resource, (duration, demand) per slot, backlog length."""
+        jobs = state.jobset
+        running = (state.start >= 0) & (state.start + jobs.duration > state.clock)
+        finish_row = state.start + jobs.duration - state.clock
+        rows = jnp.arange(self.horizon)
+        left = jnp.sum(running[None, :] & (finish_row[None, :] > rows[:, None]), axis=1)
+        per_slot = jnp.concatenate([duration[:, None], demand], axis=1).reshape(-1)
+        return jnp.concatenate([left, (self.capacity - state.used).T.reshape(-1), per_slot,
+                                state.backlog_len[None]]).astype(jnp.float32)
+
+    # ------------------------------------------------------------------ spaces
+    def action_space(self, params: EnvParams | None = None) -> spaces.Discrete:
+        return spaces.Discrete(self.num_actions)
+
+    def feature_shape(self) -> tuple[int, ...]:
+        if self.observation == "image":
+            return (self.horizon, self.image_width)
+        if self.observation == "compact":
+            return (self.horizon * (self.num_res + 1) + self.num_slots * (self.num_res + 1) + 1,)
+        return (0,)
+
+    def observation_space(self, params: EnvParams | None = None) -> spaces.Dict:
+        M, T, d = self.num_slots, self.horizon, self.num_res
+        high = 1.0 if self.observation == "image" else float(max(self.capacity, self.backlog_size, 1e4))
+        return spaces.Dict({
+            "features": spaces.Box(0.0, high, self.feature_shape(), jnp.float32),
+            "action_mask": spaces.Box(0, 1, (M + 1,), jnp.bool_),
+            "fits_now": spaces.Box(0, 1, (M,), jnp.bool_),
+            "slot_job": spaces.Box(-1, jnp.iinfo(jnp.int32).max, (M,), jnp.int32),
+            "slot_duration": spaces.Box(0, self.horizon, (M,), jnp.int32),
+            "slot_demand": spaces.Box(0, self.capacity, (M, d), jnp.int32),
+            "free": spaces.Box(0, self.capacity, (T, d), jnp.int32),
+        })

@@ -1,0 +1,1 @@
+"""Workloads: functions and files that produce jobsets."""
