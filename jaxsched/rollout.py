@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
+from jaxsched.envs.deeprm import select_state
 from jaxsched.jobset import Jobset
 
 
@@ -66,3 +67,18 @@ def make_evaluator(env, policy: Callable, num_rollouts: int = 1):
         return jax.vmap(per_jobset)(batched_params, jax.random.split(key, n))
 
     return evaluate
+
+
+def auto_reset_step(env, state, action, params, initial_state=None):
+    """One step of a gymnax-style training loop that restarts finished episodes on the same jobset.
+
+    Unlike gymnax's ``step`` it builds the observation once (of the state the agent sees next),
+    not once for the stepped and once for the reset state. Pass ``initial_state`` (it depends only
+    on the params) to keep it out of the loop. Returns ``(obs, state, reward, done, info)``.
+    """
+    if initial_state is None:
+        initial_state = env.initial_state(params)
+    state, reward, terminated, info = env.transition(state, action, params)
+    done = terminated | env.is_truncated(state, params)
+    state = select_state(done, initial_state, state)
+    return env.get_obs(state, params), state, reward, done, info

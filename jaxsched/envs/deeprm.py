@@ -64,6 +64,14 @@ class Observation:
     free: jax.Array  # int32[T, d] free units per future time step
 
 
+def select_state(pred: jax.Array, on_true: EnvState, on_false: EnvState) -> EnvState:
+    """``where(pred, on_true, on_false)`` field by field, sharing the (never changing) jobset."""
+    jobset = on_false.jobset
+    chosen = jax.tree.map(lambda a, b: jnp.where(pred, a, b), on_true.replace(jobset=None),
+                          on_false.replace(jobset=None))
+    return chosen.replace(jobset=jobset)
+
+
 class DeepRM(environment.Environment[EnvState, EnvParams]):
     """The DeepRM cluster; also DeepRM_Off when the jobset arrives at t = 0 and has no backlog."""
 
@@ -129,6 +137,11 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
 
     # ------------------------------------------------------------------ dynamics
     def reset_env(self, key: jax.Array, params: EnvParams) -> tuple[Observation, EnvState]:
+        state = self.initial_state(params)
+        return self.get_obs(state, params), state
+
+    def initial_state(self, params: EnvParams) -> EnvState:
+        """The state at t = 0: empty cluster, the jobs arriving at t = 0 admitted."""
         jobset = params.jobset
         num_jobs = jobset.arrival.shape[0]
         state = EnvState(
@@ -144,9 +157,16 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
             since_arrival=jnp.int32(0),
         )
         state, _ = self._admit_arrivals(state)
-        return self.get_obs(state, params), state
+        return state
 
     def step_env(self, key: jax.Array, state: EnvState, action: Any, params: EnvParams):
+        state, reward, terminated, info = self.transition(state, action, params)
+        return self.get_obs(state, params), state, reward, terminated, info
+
+    def transition(self, state: EnvState, action: Any, params: EnvParams):
+        """The dynamics without the observation: ``(state, reward, terminated, info)``.
+
+        Deterministic given the state (no key): all randomness lives in the jobset."""
         action = jnp.asarray(action, jnp.int32)
         slot = jnp.clip(action, 0, self.num_slots - 1)
         job = state.slots[slot]
@@ -156,13 +176,12 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
 
         scheduled = self._schedule(state, slot, job, offset)
         moved, move_reward = self._move_on(state)
-        next_state = jax.tree.map(lambda a, b: jnp.where(schedule, a, b), scheduled, moved)
-        next_state = next_state.replace(time=state.time + 1)
+        next_state = select_state(schedule, scheduled, moved).replace(time=state.time + 1)
         reward = jnp.where(schedule, 0.0, move_reward).astype(jnp.float32)
         terminated = jnp.logical_and(~schedule, self.is_terminated(next_state, params))
         info = {"scheduled": schedule, "clock": next_state.clock,
                 "dropped": jnp.sum(next_state.dropped, dtype=jnp.int32)}
-        return self.get_obs(next_state, params), next_state, reward, terminated, info
+        return next_state, reward, terminated, info
 
     def is_terminated(self, state: EnvState, params: EnvParams) -> jax.Array:
         past_arrivals = state.clock >= params.simu_len
@@ -186,15 +205,18 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
         return state.jobset.duration[index], state.jobset.demand[index]
 
     def _start_offsets(self, used: jax.Array, duration: jax.Array, demand: jax.Array) -> jax.Array:
-        """bool[T]: offsets o at which the job fits for its whole duration within the horizon."""
+        """bool[T]: offsets o at which the job fits for its whole duration within the horizon.
+
+        Written as a [T, T] mask (offset x row) rather than a cumulative sum and a gather: with
+        T = 20 this is a few hundred fused comparisons, which XLA's CPU backend runs much faster
+        than a batched gather."""
         row_ok = jnp.all(self.capacity - used >= demand, axis=-1)
-        misfits = jnp.concatenate([jnp.zeros((1,), jnp.int32), jnp.cumsum(~row_ok, dtype=jnp.int32)])
         offsets = jnp.arange(self.horizon)
-        end = offsets + duration
-        ok = (end <= self.horizon) & (misfits[jnp.minimum(end, self.horizon)] == misfits[offsets])
         if self.allocation == "fits_now":
-            ok = ok & (offsets == 0)
-        return ok
+            return (offsets == 0) & jnp.all(row_ok | (offsets >= duration))
+        rows = offsets[None, :]
+        inside = (rows >= offsets[:, None]) & (rows < offsets[:, None] + duration)
+        return (offsets + duration <= self.horizon) & jnp.all(row_ok[None, :] | ~inside, axis=1)
 
     def _earliest_start(self, used, duration, demand) -> tuple[jax.Array, jax.Array]:
         ok = self._start_offsets(used, duration, demand)

@@ -125,11 +125,12 @@ def read_swf(path: str | os.PathLike) -> SwfTrace:
                 continue
             values = _parse_job_line(name, line, stripped)
             submit = values[_F["submit"]]
-            if submit >= 0:
+            if submit >= 0:  # -1 (unknown) is dropped below, so it cannot break the order
                 if previous_submit is not None and submit < previous_submit[0]:
-                    raise SwfFormatError(name, line, f"submit time {submit:g} is before {previous_submit[0]:g} "
-                                                     f"(line {previous_submit[1]}): SWF jobs must be "
-                                                     "sorted by submit time")
+                    before, before_line = previous_submit
+                    raise SwfFormatError(name, line, f"submit time {submit:g} is before {before:g} "
+                                                     f"(line {before_line}): SWF jobs must be sorted "
+                                                     "by submit time")
                 previous_submit = (submit, line)
             rows.append(values)
 
@@ -150,7 +151,8 @@ def read_swf(path: str | os.PathLike) -> SwfTrace:
     requested_time = column("requested_time")
     requested_time = np.where(requested_time == -1, run_time, np.maximum(requested_time, run_time))
     used_memory, requested_memory = column("used_memory"), column("requested_memory")
-    memory = np.where(used_memory >= 0, used_memory, np.where(requested_memory >= 0, requested_memory, -1))
+    memory = np.where(used_memory >= 0, used_memory,
+                      np.where(requested_memory >= 0, requested_memory, -1))
 
     max_procs = next((int(header[key]) for key in ("MaxProcs", "MaxNodes") if key in header), None)
     job_id, procs = column("job_id")[keep], procs[keep]

@@ -1,0 +1,109 @@
+"""Benchmarks: ``python -m jaxsched.bench env [--batch-sizes 1,64,1024,4096] [--steps 200]``.
+
+Reports environment steps per second for a batch of environments (one jobset each, restarted on
+the same jobset when an episode ends), excluding compilation, timed after ``block_until_ready``.
+The policy's own cost is included: a step is one decision of the policy plus one transition.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+
+from baselines import make_heuristic
+from jaxsched.registry import build
+from jaxsched.rollout import auto_reset_step, with_jobsets
+from jaxsched.workloads.deeprm import generate_many
+
+
+def _hardware() -> str:
+    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, jax {jax.__version__} " \
+           f"on {jax.devices()[0].platform}"
+
+
+def make_env_runner(env, policy, steps: int):
+    """A jitted ``(params_batched, key) -> total reward`` that runs ``steps`` batched steps."""
+
+    def run(params, key):
+        obs, state = jax.vmap(env.reset_env, in_axes=(None, 0))(key, params)
+        initial = state
+
+        def one(carry, step_key):
+            obs, state, total = carry
+            keys = jax.random.split(step_key, total.shape[0])
+            action = jax.vmap(policy)(keys, obs)
+            obs, state, reward, done, _ = jax.vmap(lambda s, a, p, i: auto_reset_step(env, s, a, p, i))(
+                state, action, params, initial)
+            return (obs, state, total + reward), None
+
+        total = jnp.zeros(params.simu_len.shape, jnp.float32)
+        (obs, state, total), _ = jax.lax.scan(one, (obs, state, total), jax.random.split(key, steps))
+        return total
+
+    return jax.jit(run)
+
+
+def bench_env(batch_sizes, steps: int, repeats: int, load: float, out: Path | None) -> list[dict]:
+    rows = []
+    for observation in ("none", "image"):
+        variant = build("deeprm", observation=observation, load=load)
+        for policy_name in ("random", "sjf"):
+            runner = make_env_runner(variant.env, make_heuristic(policy_name), steps)
+            for batch in batch_sizes:
+                jobsets = generate_many(jax.random.PRNGKey(1), variant.workload, batch)
+                params = with_jobsets(variant.params, jobsets)
+                key = jax.random.PRNGKey(0)
+                runner(params, key).block_until_ready()  # compile
+                best = float("inf")
+                for _ in range(repeats):
+                    t0 = time.perf_counter()
+                    runner(params, key).block_until_ready()
+                    best = min(best, time.perf_counter() - t0)
+                row = {"observation": "image" if observation == "image" else "not built",
+                       "policy": policy_name, "batch": batch, "steps": steps,
+                       "steps_per_s": batch * steps / best, "seconds": best}
+                rows.append(row)
+                print(f"obs={row['observation']:9s} policy={policy_name:6s} batch={batch:5d} "
+                      f"{row['steps_per_s']:>13,.0f} steps/s", flush=True)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        meta = {"hardware": _hardware(), "env": "deeprm (M=10, T=20, capacity 10, backlog 60)",
+                "load": load, "steps_per_run": steps, "timing": f"best of {repeats}, compilation excluded"}
+        out.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
+        table = ["| observation | policy | batch | steps/s |", "|---|---|---|---|"]
+        table += [f"| {r['observation']} | {r['policy']} | {r['batch']} | {r['steps_per_s']:,.0f} |" for r in rows]
+        out.with_suffix(".md").write_text(f"# Environment throughput\n\n{meta}\n\n" + "\n".join(table) + "\n")
+        print(f"wrote {out} and {out.with_suffix('.md')}")
+    return rows
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m jaxsched.bench", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="what", required=True)
+    env = sub.add_parser("env", help="environment steps/s, random and SJF policies, image built or not")
+    env.add_argument("--batch-sizes", default="1,64,1024,4096")
+    env.add_argument("--steps", type=int, default=200, help="steps per timed run")
+    env.add_argument("--repeats", type=int, default=3)
+    env.add_argument("--load", type=float, default=0.7)
+    env.add_argument("--out", type=Path, default=Path("results/bench_env.json"))
+    args = parser.parse_args(argv)
+    if args.what == "env":
+        try:
+            sizes = [int(b) for b in args.batch_sizes.split(",")]
+        except ValueError:
+            parser.error(f"--batch-sizes must be comma-separated integers, got {args.batch_sizes!r}")
+        print(f"hardware: {_hardware()}")
+        bench_env(sizes, args.steps, args.repeats, args.load, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,128 @@
+"""Policy and value networks for the DeepRM family, and the glue that turns them into policies.
+
+Every network maps ONE observation's features (the image ``[T, W]`` or a vector) to outputs; batches
+are handled by ``jax.vmap`` (see ``apply_batched``), so the same module serves a single decision, a
+step of J x N rollouts and a minibatch of demonstrations without knowing the feature rank.
+A learned policy has the heuristics' signature ``policy(key, obs) -> int32 action``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+
+NETWORKS = ("mlp", "cnn")
+
+_small_normal = nn.initializers.normal(stddev=0.01)  # DeepRM's N(0, 0.01^2): a near-uniform start
+
+
+class DeepRMPolicy(nn.Module):
+    """DeepRM's policy: flattened features -> Dense(hidden) ReLU -> Dense(num_actions) logits.
+
+    Weights N(0, 0.01^2) and zero biases as the reference; 89,851 parameters for M = 10 (20 x 224).
+    """
+
+    num_actions: int
+    hidden: int = 20
+
+    @nn.compact
+    def __call__(self, features: jax.Array) -> jax.Array:
+        x = jnp.reshape(features, (-1,)).astype(jnp.float32)
+        x = nn.relu(nn.Dense(self.hidden, kernel_init=_small_normal, bias_init=nn.initializers.zeros)(x))
+        return nn.Dense(self.num_actions, kernel_init=_small_normal, bias_init=nn.initializers.zeros)(x)
+
+
+class DeepRM2CNN(nn.Module):
+    """DeepRM2's CNN (Table 1): conv 5x5x8 ReLU, avg-pool 2, conv 5x5x16 ReLU, avg-pool 2, Dense 72
+    tanh, Dense num_actions. SAME padding keeps 20x224 -> 10x112 -> 5x56 as the table states.
+
+    Flax default initialisers, except the last layer N(0, 0.01^2) so the initial policy is near
+    uniform like DeepRM's.
+    """
+
+    num_actions: int
+    hidden: int = 72
+
+    @nn.compact
+    def __call__(self, features: jax.Array) -> jax.Array:
+        if features.ndim != 2:
+            raise ValueError(f"the CNN needs the image observation [T, W], got features of shape {features.shape}")
+        x = features.astype(jnp.float32)[..., None]  # [T, W, 1]: one channel
+        x = nn.relu(nn.Conv(8, (5, 5), strides=1, padding="SAME")(x))
+        x = nn.avg_pool(x, (2, 2), strides=(2, 2))
+        x = nn.relu(nn.Conv(16, (5, 5), strides=1, padding="SAME")(x))
+        x = nn.avg_pool(x, (2, 2), strides=(2, 2))
+        x = jnp.tanh(nn.Dense(self.hidden)(jnp.reshape(x, (-1,))))
+        return nn.Dense(self.num_actions, kernel_init=_small_normal, bias_init=nn.initializers.zeros)(x)
+
+
+class ValueNetwork(nn.Module):
+    """A learned baseline V(s, t) (DeepRM's stated future work instead of the time baseline).
+
+    The features carry no clock, so the decision index as a fraction of the episode length
+    (``step_fraction`` in [0, 1]) is an extra input: the returns-to-go shrink with it.
+    """
+
+    hidden: int = 32
+
+    @nn.compact
+    def __call__(self, features: jax.Array, step_fraction: jax.Array | float = 0.0) -> jax.Array:
+        x = jnp.reshape(features, (-1,)).astype(jnp.float32)
+        x = jnp.concatenate([x, jnp.reshape(jnp.asarray(step_fraction, jnp.float32), (1,))])
+        x = nn.relu(nn.Dense(self.hidden)(x))
+        return nn.Dense(1)(x)[0]
+
+
+def make_network(name: str, num_actions: int, hidden: int | None = None) -> nn.Module:
+    """A policy network by name: "mlp" (DeepRM, hidden 20) or "cnn" (DeepRM2, hidden 72)."""
+    if name == "mlp":
+        return DeepRMPolicy(num_actions, hidden=20 if hidden is None else hidden)
+    if name == "cnn":
+        return DeepRM2CNN(num_actions, hidden=72 if hidden is None else hidden)
+    raise ValueError(f"unknown network {name!r}; choose one of {', '.join(NETWORKS)}")
+
+
+def masked_logits(logits: jax.Array, mask: jax.Array) -> jax.Array:
+    """Invalid actions get the most negative finite logit: probability exactly 0, no NaN anywhere."""
+    return jnp.where(mask, logits, jnp.finfo(logits.dtype).min)
+
+
+def masked_log_probs(logits: jax.Array, mask: jax.Array) -> jax.Array:
+    return jax.nn.log_softmax(masked_logits(logits, mask), axis=-1)
+
+
+def masked_entropy(logits: jax.Array, mask: jax.Array) -> jax.Array:
+    """Entropy of the masked softmax; masked actions contribute exactly 0."""
+    log_probs = masked_log_probs(logits, mask)
+    return -jnp.sum(jnp.where(mask, jnp.exp(log_probs) * log_probs, 0.0), axis=-1)
+
+
+def apply_batched(network: nn.Module, params, features: jax.Array, batch_ndim: int, *args) -> jax.Array:
+    """``network.apply`` over ``batch_ndim`` leading axes of ``features`` (and of any extra args)."""
+    fn = lambda f, *a: network.apply(params, f, *a)
+    for _ in range(batch_ndim):
+        fn = jax.vmap(fn)
+    return fn(features, *args)
+
+
+def make_policy_fn(network: nn.Module, params, greedy: bool = False) -> Callable:
+    """``policy(key, obs) -> int32 action``: a sample of the masked softmax, or its argmax."""
+
+    def policy(key: jax.Array, obs) -> jax.Array:
+        logits = masked_logits(network.apply(params, obs.features), obs.action_mask)
+        if greedy:
+            return jnp.argmax(logits).astype(jnp.int32)
+        return jax.random.categorical(key, logits).astype(jnp.int32)
+
+    return policy
+
+
+def init_network(network: nn.Module, key: jax.Array, feature_shape: tuple[int, ...]):
+    return network.init(key, jnp.zeros(feature_shape, jnp.float32))
+
+
+def count_params(params) -> int:
+    return int(sum(x.size for x in jax.tree.leaves(params)))
