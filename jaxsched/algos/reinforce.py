@@ -1,0 +1,255 @@
+"""REINFORCE with DeepRM's time-dependent baseline (Mao et al. 2016, Fig. 3), fully jitted.
+
+One iteration: draw J jobsets (or reuse fixed ones), run N rollouts of the current policy on each
+(``vmap`` over jobsets x rollouts, ``lax.scan`` over L decisions with a valid mask), compute the
+returns-to-go v_t, subtract a baseline b_t and take one optimiser step on
+
+    loss = -(1 / (J N)) * sum_{j, i, t} valid * (log pi(a_t | s_t) * (v_t - b_t) + beta * H(pi(. | s_t)))
+
+i.e. the sum over decisions of each episode, averaged over the J*N episodes (the reference sums the
+per-step gradients; RMSProp makes the update almost invariant to this constant). Baselines:
+
+- ``"time"``: b_t = mean of v_t over the N rollouts of the same jobset that are still running at
+  decision t (0 if none is); the reference pads finished episodes with zeros and averages over all
+  N, which is ``"time_padded"``;
+- ``"value"``: b_t = V(s_t, t / L), a ``ValueNetwork`` regressed on v_t by its own optimiser.
+
+The default optimiser is the reference's RMSProp: acc = rho acc + (1 - rho) g^2;
+theta -= lr g / sqrt(acc + eps) (optax's ``rmsprop`` with ``eps_in_sqrt=True`` is exactly this).
+
+``make_train`` follows PureJaxRL: static config in, pure ``init_fn`` / ``update_fn`` out;
+``jax.vmap(update_fn)`` trains several seeds at once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+import jax
+import jax.numpy as jnp
+import optax
+from flax import struct
+
+from jaxsched.algos.trajectory import Trajectory, collect_batch, job_outcomes
+from jaxsched.jobset import Jobset
+from jaxsched.networks import (NETWORKS, ValueNetwork, apply_batched, init_network, make_network,
+                               make_policy_fn, masked_entropy, masked_log_probs)
+from jaxsched.rollout import with_jobsets
+from jaxsched.workloads.deeprm import generate_many
+
+BASELINES = ("time", "time_padded", "value")
+
+
+@dataclasses.dataclass(frozen=True)
+class ReinforceConfig:
+    """Static hyper-parameters (hashable). Defaults: the reference's DeepRM settings, except J and L."""
+
+    num_jobsets: int = 10  # J jobsets per iteration (the paper: 100; pg_re: 50)
+    num_rollouts: int = 20  # N Monte-Carlo rollouts per jobset
+    episode_len: int = 200  # L decisions scanned per episode; longer episodes are cut (counted)
+    gamma: float = 1.0
+    lr: float = 1e-3
+    rho: float = 0.9  # RMSProp decay
+    eps: float = 1e-9  # RMSProp epsilon, inside the square root
+    baseline: str = "time"  # "time" | "time_padded" | "value"
+    entropy_coef: float = 0.0
+    network: str = "mlp"  # "mlp" (DeepRM) | "cnn" (DeepRM2)
+    hidden: int | None = None  # policy hidden width; None: the network's paper default (20 / 72)
+    value_hidden: int = 32
+    value_lr: float = 1e-3
+    resample_jobsets: bool = True  # False: every iteration uses the fixed jobsets given to make_train
+
+    def __post_init__(self):
+        if self.baseline not in BASELINES:
+            raise ValueError(f"unknown baseline {self.baseline!r}; choose one of {', '.join(BASELINES)}")
+        if self.network not in NETWORKS:
+            raise ValueError(f"unknown network {self.network!r}; choose one of {', '.join(NETWORKS)}")
+        for name in ("num_jobsets", "num_rollouts", "episode_len"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if not 0.0 <= self.gamma <= 1.0:
+            raise ValueError(f"gamma must lie in [0, 1], got {self.gamma}")
+
+
+class TrainState(struct.PyTreeNode):
+    params: object  # policy network parameters
+    opt_state: object
+    value_params: object  # None unless baseline == "value"
+    value_opt_state: object
+    key: jax.Array
+    iteration: jax.Array  # int32, updates applied so far
+
+
+def rmsprop(lr: float, rho: float = 0.9, eps: float = 1e-9) -> optax.GradientTransformation:
+    """The reference's RMSProp (accumulator starts at 0, eps inside the square root)."""
+    return optax.rmsprop(lr, decay=rho, eps=eps, eps_in_sqrt=True, initial_scale=0.0)
+
+
+# ---------------------------------------------------------------------------- pure pieces
+def discounted_returns(reward: jax.Array, valid: jax.Array, gamma: float) -> jax.Array:
+    """Returns-to-go v_t = sum_{s >= t} gamma^(s - t) r_s along the last axis; 0 on padding."""
+    reward = jnp.where(valid, reward, 0.0)
+
+    def back(future, r):
+        v = r + gamma * future
+        return v, v
+
+    _, returns = jax.lax.scan(back, jnp.zeros(reward.shape[:-1], reward.dtype), jnp.moveaxis(reward, -1, 0),
+                              reverse=True)
+    return jnp.where(valid, jnp.moveaxis(returns, 0, -1), 0.0)
+
+
+def time_baseline(returns: jax.Array, valid: jax.Array, count_padding: bool = False) -> jax.Array:
+    """b_t: mean over the rollouts axis (-2) of the returns at decision t, over the rollouts still
+    running at t (0 where none is). ``count_padding``: the reference's mean over all N, padding = 0.
+
+    ``returns`` and ``valid`` are ``[..., N, L]``; the result is ``[..., L]``.
+    """
+    masked = jnp.where(valid, returns, 0.0)
+    if count_padding:
+        return jnp.mean(masked, axis=-2)
+    count = jnp.sum(valid, axis=-2)
+    return jnp.where(count > 0, jnp.sum(masked, axis=-2) / jnp.maximum(count, 1), 0.0)
+
+
+def reinforce_loss(logits: jax.Array, action_mask: jax.Array, action: jax.Array, advantage: jax.Array,
+                   valid: jax.Array, entropy_coef: float = 0.0) -> tuple[jax.Array, dict]:
+    """The policy-gradient surrogate over ``[..., L]`` decisions (logits ``[..., L, A]``), normalised
+    by the number of episodes (all leading axes but L). ``advantage`` is treated as a constant."""
+    advantage = jax.lax.stop_gradient(advantage)
+    log_probs = masked_log_probs(logits, action_mask)
+    taken = jnp.take_along_axis(log_probs, action[..., None], axis=-1)[..., 0]
+    entropy = masked_entropy(logits, action_mask)
+    num_episodes = valid.size // valid.shape[-1]
+    surrogate = jnp.sum(jnp.where(valid, taken * advantage + entropy_coef * entropy, 0.0))
+    loss = -surrogate / num_episodes
+    num_valid = jnp.maximum(jnp.sum(valid), 1)
+    return loss, {"entropy": jnp.sum(jnp.where(valid, entropy, 0.0)) / num_valid}
+
+
+def value_loss(values: jax.Array, returns: jax.Array, valid: jax.Array) -> jax.Array:
+    """Mean squared error over the valid decisions."""
+    return jnp.sum(jnp.where(valid, (values - returns) ** 2, 0.0)) / jnp.maximum(jnp.sum(valid), 1)
+
+
+def episode_metrics(traj: Trajectory, returns: jax.Array) -> dict[str, jax.Array]:
+    """Scalars over all J x N episodes; job means count only jobs finished within the episode."""
+    jobs = job_outcomes(traj.final_state)
+    finished = jnp.sum(jobs["finished"])
+    per_job = lambda x: jnp.where(finished > 0, jnp.sum(x) / jnp.maximum(finished, 1), jnp.nan)
+    episode_return = returns[..., 0]
+    decisions = jnp.sum(traj.valid, axis=-1)
+    return {
+        "mean_return": jnp.mean(episode_return),
+        "max_return": jnp.max(episode_return),
+        "mean_slowdown": per_job(jobs["slowdown"]),
+        "mean_completion_time": per_job(jobs["completion_time"]),
+        "unfinished_episode_fraction": jnp.mean(~traj.terminated),
+        "finished_jobs": finished.astype(jnp.int32),
+        "unfinished_jobs": jnp.sum(jobs["unfinished"]).astype(jnp.int32),
+        "dropped_jobs": jnp.sum(jobs["dropped"]).astype(jnp.int32),
+        "decisions": jnp.sum(decisions).astype(jnp.int32),
+        "mean_episode_decisions": jnp.mean(decisions),
+    }
+
+
+# ---------------------------------------------------------------------------- training
+def make_train(env, env_params, workload, config: ReinforceConfig,
+               jobsets: Jobset | None = None) -> tuple[Callable, Callable]:
+    """``(init_fn(key, initial_params=None) -> TrainState, update_fn(TrainState) -> (TrainState, metrics))``.
+
+    ``update_fn`` is one jitted iteration. With ``config.resample_jobsets`` it draws J fresh jobsets
+    from ``workload`` each iteration; otherwise it replays ``jobsets`` (a batch of exactly J).
+    ``env_params`` supplies the episode caps and simu_len; its own jobset is ignored.
+    """
+    if config.resample_jobsets and workload is None:
+        raise ValueError("resample_jobsets needs a workload to draw jobsets from")
+    if not config.resample_jobsets:
+        if jobsets is None:
+            raise ValueError("resample_jobsets=False needs the fixed jobsets")
+        if jobsets.arrival.ndim != 2 or jobsets.arrival.shape[0] != config.num_jobsets:
+            raise ValueError(f"expected a batch of {config.num_jobsets} jobsets, got arrival shape "
+                             f"{jobsets.arrival.shape}")
+    network = make_network(config.network, env.num_actions, config.hidden)
+    value_network = ValueNetwork(config.value_hidden)
+    use_value = config.baseline == "value"
+    optimiser = rmsprop(config.lr, config.rho, config.eps)
+    value_optimiser = rmsprop(config.value_lr, config.rho, config.eps)
+    feature_shape = env.feature_shape()
+    L = config.episode_len
+
+    def init_fn(key: jax.Array, initial_params=None) -> TrainState:
+        key, policy_key, value_key = jax.random.split(key, 3)
+        params = init_network(network, policy_key, feature_shape)
+        if initial_params is not None:
+            if jax.tree.structure(initial_params) != jax.tree.structure(params):
+                raise ValueError("initial_params do not match the configured policy network")
+            params = jax.tree.map(lambda x: jnp.asarray(x, jnp.float32), initial_params)
+        value_params = value_opt_state = None
+        if use_value:
+            value_params = value_network.init(value_key, jnp.zeros(feature_shape, jnp.float32), 0.0)
+            value_opt_state = value_optimiser.init(value_params)
+        return TrainState(params=params, opt_state=optimiser.init(params), value_params=value_params,
+                          value_opt_state=value_opt_state, key=key, iteration=jnp.int32(0))
+
+    @jax.jit
+    def update_fn(state: TrainState) -> tuple[TrainState, dict[str, jax.Array]]:
+        key, jobset_key, rollout_key = jax.random.split(state.key, 3)
+        batch_jobsets = generate_many(jobset_key, workload, config.num_jobsets) if config.resample_jobsets \
+            else jobsets
+        batched_params = with_jobsets(env_params, batch_jobsets)
+        policy = make_policy_fn(network, state.params, greedy=False)
+        traj = collect_batch(env, batched_params, policy, rollout_key, config.num_rollouts, L)
+        returns = discounted_returns(traj.reward, traj.valid, config.gamma)  # [J, N, L]
+
+        metrics = {}
+        value_params, value_opt_state = state.value_params, state.value_opt_state
+        if use_value:
+            step_fraction = jnp.broadcast_to(jnp.arange(L, dtype=jnp.float32) / L, traj.valid.shape)
+
+            def fit_value(vp):
+                values = apply_batched(value_network, vp, traj.features, 3, step_fraction)
+                return value_loss(values, returns, traj.valid), values
+
+            (v_loss, values), v_grads = jax.value_and_grad(fit_value, has_aux=True)(value_params)
+            v_updates, value_opt_state = value_optimiser.update(v_grads, value_opt_state, value_params)
+            value_params = optax.apply_updates(value_params, v_updates)
+            baseline = values
+            metrics["value_loss"] = v_loss
+        else:
+            baseline = time_baseline(returns, traj.valid, config.baseline == "time_padded")[:, None, :]
+        advantage = jnp.where(traj.valid, returns - baseline, 0.0)
+
+        def loss_fn(params):
+            logits = apply_batched(network, params, traj.features, 3)
+            return reinforce_loss(logits, traj.action_mask, traj.action, advantage, traj.valid,
+                                  config.entropy_coef)
+
+        (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(state.params)
+        updates, opt_state = optimiser.update(grads, state.opt_state, state.params)
+        params = optax.apply_updates(state.params, updates)
+
+        metrics.update(episode_metrics(traj, returns))
+        metrics.update(loss=loss, entropy=aux["entropy"], grad_norm=optax.global_norm(grads))
+        new_state = state.replace(params=params, opt_state=opt_state, value_params=value_params,
+                                  value_opt_state=value_opt_state, key=key, iteration=state.iteration + 1)
+        return new_state, metrics
+
+    return init_fn, update_fn
+
+
+def run_iterations(update_fn: Callable, num_iterations: int) -> Callable:
+    """A jitted ``state -> (state, metrics stacked over iterations)`` that scans ``update_fn``:
+    one dispatch per chunk, for an outer Python loop that logs and checkpoints between chunks."""
+
+    @jax.jit
+    def run(state: TrainState):
+        return jax.lax.scan(lambda s, _: update_fn(s), state, None, length=num_iterations)
+
+    return run
+
+
+def policy_from(config: ReinforceConfig, env, params, greedy: bool = True) -> Callable:
+    """The trained policy with the heuristics' signature, for ``jaxsched.rollout.make_evaluator``."""
+    return make_policy_fn(make_network(config.network, env.num_actions, config.hidden), params, greedy)

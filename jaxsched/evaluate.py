@@ -1,0 +1,253 @@
+"""Evaluate schedulers on generated or file jobsets.
+
+    python -m jaxsched.evaluate --env deeprm --policies sjf,packer,tetris,random \
+        [--loads 0.1:1.9:0.2] [--jobsets N] [--seeds 0:10] [--jobsets-file FILE.csv] \
+        [--per-job OUT.csv] [--summary OUT.json]
+
+Every jobset runs to the end of its episode (all_done or a cap); the summary counts finished,
+unfinished and dropped jobs beside the means, which are job-weighted over finished jobs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+from typing import Callable
+
+import jax
+import numpy as np
+
+from baselines import make_heuristic
+from jaxsched.jobset import Jobset, pad_to
+from jaxsched.metrics import job_table, summarize
+from jaxsched.registry import build, registered
+from jaxsched.rollout import make_evaluator, with_jobsets
+from jaxsched.workloads.deeprm import generate_many
+from jaxsched.workloads.jobset_csv import JobsetFileError, read_jobsets
+
+PER_JOB_COLUMNS = ("policy", "jobset", "job", "arrival", "duration", "start", "finish", "slowdown", "status")
+
+
+class UsageError(ValueError):
+    """Bad command-line input; reported as ``error: ...`` with exit status 2."""
+
+
+def parse_range(text: str, kind=float) -> list:
+    """``a:b:step`` (inclusive of b), ``a:b`` for integers (exclusive, like range), or ``x,y,z``."""
+    try:
+        if ":" in text:
+            parts = [kind(p) for p in text.split(":")]
+            if kind is int and len(parts) == 2:
+                return list(range(parts[0], parts[1]))
+            if len(parts) != 3 or parts[2] <= 0:
+                raise ValueError
+            start, stop, step = parts
+            count = int(np.floor((stop - start) / step + 1e-9)) + 1
+            return [round(start + i * step, 10) for i in range(max(count, 0))]
+        return [kind(p) for p in text.split(",") if p.strip()]
+    except ValueError:
+        form = "a:b (range) or a,b,c" if kind is int else "start:stop:step or a,b,c"
+        raise UsageError(f"cannot read {text!r}; expected {form}") from None
+
+
+def resolve_policies(names: list[str], extra: dict[str, Callable] | None = None) -> dict[str, Callable]:
+    policies = {}
+    for name in names:
+        if extra and name in extra:
+            policies[name] = extra[name]
+            continue
+        try:
+            policies[name] = make_heuristic(name)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+    return policies
+
+
+def evaluate_jobsets(variant, policies: dict[str, Callable], jobsets: Jobset, key: jax.Array,
+                     num_rollouts: int = 1, params=None) -> dict[str, dict[str, np.ndarray]]:
+    """Per-job tables for each policy on the same jobsets (one jitted evaluator per policy)."""
+    params = with_jobsets(variant.params if params is None else params, jobsets)
+    tables = {}
+    for name, policy in policies.items():
+        result = make_evaluator(variant.env, policy, num_rollouts)(params, key)
+        tables[name] = job_table(result)
+    return tables
+
+
+def _seed_stats(table, jobsets_per_seed: int, seeds: list[int]) -> dict:
+    """Mean and spread over seeds of each seed's job-weighted mean slowdown."""
+    per_seed = []
+    for i, _ in enumerate(seeds):
+        mine = (table["jobset"] // jobsets_per_seed) == i
+        per_seed.append(summarize({k: v[mine] for k, v in table.items()})["mean_slowdown"])
+    return {"seeds": seeds, "seed_mean_slowdown": per_seed,
+            "seed_std_slowdown": float(np.std(per_seed)) if len(per_seed) > 1 else 0.0}
+
+
+def _print_table(rows: list[dict], with_load: bool) -> None:
+    head = (["load"] if with_load else []) + ["policy", "slowdown", "completion", "jobs", "finished",
+                                               "unfinished", "dropped"]
+    print(" ".join(f"{h:>11s}" for h in head))
+    for r in rows:
+        cells = ([f"{r['load']:11.2f}"] if with_load else []) + [
+            f"{r['policy']:>11s}", f"{r['mean_slowdown']:11.3f}", f"{r['mean_completion_time']:11.3f}",
+            f"{r['jobs']:11d}", f"{r['finished']:11d}", f"{r['unfinished']:11d}", f"{r['dropped']:11d}"]
+        print(" ".join(cells))
+
+
+def _write_per_job(path: Path, rows: list[tuple[float | None, str, dict]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with_load = rows and rows[0][0] is not None
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow((["load"] if with_load else []) + list(PER_JOB_COLUMNS))
+        for load, policy, table in rows:
+            for i in range(len(table["job"])):
+                slowdown = table["slowdown"][i]
+                writer.writerow(([load] if with_load else []) + [
+                    policy, table["jobset"][i], table["job"][i], table["arrival"][i], table["duration"][i],
+                    table["start"][i], table["finish"][i], "" if np.isnan(slowdown) else f"{slowdown:.6g}",
+                    table["status"][i]])
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m jaxsched.evaluate", description=__doc__.splitlines()[0])
+    parser.add_argument("--env", default="deeprm", help=f"one of {', '.join(registered())}")
+    parser.add_argument("--policies", default="sjf,packer,tetris,random",
+                        help="comma list of sjf, packer, tetris[:knob], random, fcfs")
+    parser.add_argument("--loads", help="start:stop:step or a,b,c; one workload per load")
+    parser.add_argument("--load", type=float, help="a single load (default: the variant's)")
+    parser.add_argument("--jobsets", type=int, default=10, help="generated jobsets per seed")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seeds", help="several seeds: a:b or a,b,c (overrides --seed)")
+    parser.add_argument("--rollouts", type=int, default=1, help="rollouts per jobset (stochastic policies)")
+    parser.add_argument("--jobsets-file", type=Path, help="CSV jobsets instead of generated ones")
+    parser.add_argument("--num-slots", type=int)
+    parser.add_argument("--capacity", type=int)
+    parser.add_argument("--horizon", type=int)
+    parser.add_argument("--backlog", type=int)
+    parser.add_argument("--simu-len", type=int)
+    parser.add_argument("--max-time", type=int, help="clock cap per episode")
+    parser.add_argument("--per-job", type=Path, help="write per-job CSV here")
+    parser.add_argument("--summary", type=Path, help="write summary JSON here")
+    parser.add_argument("--results-dir", type=Path, default=Path("results"),
+                        help="where --loads writes its CSV and plot")
+    return parser
+
+
+def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
+    if args.jobsets < 1 or args.rollouts < 1:
+        raise UsageError("--jobsets and --rollouts must be >= 1")
+    if args.jobsets_file and args.loads:
+        raise UsageError("--loads generates jobsets; it cannot be combined with --jobsets-file")
+    overrides = {k: v for k, v in {"num_slots": args.num_slots, "capacity": args.capacity,
+                                   "horizon": args.horizon, "backlog_size": args.backlog,
+                                   "simu_len": args.simu_len, "load": args.load,
+                                   "max_time": args.max_time}.items() if v is not None}
+    names = [n.strip() for n in args.policies.split(",") if n.strip()]
+    if not names:
+        raise UsageError("--policies is empty")
+    policies = resolve_policies(names, extra_policies)
+    seeds = parse_range(args.seeds, int) if args.seeds else [args.seed]
+    if not seeds:
+        raise UsageError("--seeds is empty")
+    loads = parse_range(args.loads) if args.loads else [None]
+    if any(load is not None and load < 0 for load in loads):
+        raise UsageError("loads must be >= 0")
+
+    summary, per_job, rows = {}, [], []
+    for load in loads:
+        try:
+            variant = build(args.env, **overrides, **({"load": load} if load is not None else {}))
+        except (ValueError, TypeError) as error:
+            raise UsageError(str(error)) from None
+        if args.jobsets_file:
+            jobsets, variant = _file_jobsets(args, variant)
+            seeds, jobsets_per_seed = [args.seed], jobsets.arrival.shape[0]
+        else:
+            jobsets_per_seed = args.jobsets
+            keys = [jax.random.PRNGKey(s) for s in seeds]
+            batches = [generate_many(k, variant.workload, args.jobsets) for k in keys]
+            jobsets = jax.tree.map(lambda *xs: np.concatenate(xs), *batches)
+        key = jax.random.fold_in(jax.random.PRNGKey(seeds[0]), 1)
+        tables = evaluate_jobsets(variant, policies, jobsets, key, args.rollouts)
+        per_load = {}
+        for name, table in tables.items():
+            stats = summarize(table)
+            if len(seeds) > 1:
+                stats.update(_seed_stats(table, jobsets_per_seed, seeds))
+            per_load[name] = stats
+            rows.append({"load": load, "policy": name, **stats})
+            per_job.append((load, name, table))
+        if load is None:
+            summary = per_load
+        else:
+            summary[f"{load:g}"] = per_load
+
+    _print_table(rows, loads[0] is not None)
+    if args.summary:
+        args.summary.parent.mkdir(parents=True, exist_ok=True)
+        args.summary.write_text(json.dumps(summary, indent=1))
+        print(f"wrote {args.summary}")
+    if args.per_job:
+        _write_per_job(args.per_job, per_job)
+        print(f"wrote {args.per_job}")
+    if loads[0] is not None:
+        _write_load_curve(args, loads, names, rows)
+    return summary
+
+
+def _file_jobsets(args, variant):
+    try:
+        jobsets = read_jobsets(args.jobsets_file, capacity=variant.env.capacity, horizon=variant.env.horizon)
+    except FileNotFoundError:
+        raise UsageError(f"jobsets file not found: {args.jobsets_file}") from None
+    except JobsetFileError as error:
+        raise UsageError(str(error)) from None
+    if jobsets.num_res != variant.env.num_res:
+        raise UsageError(f"{args.jobsets_file} has {jobsets.num_res} resource columns; the env has "
+                         f"{variant.env.num_res} resources")
+    if args.simu_len is None:  # arrivals may happen up to the file's last arrival
+        last = int(np.max(np.where(np.asarray(jobsets.valid), np.asarray(jobsets.arrival), 0)))
+        variant = variant.__class__(env=variant.env, workload=variant.workload,
+                                    params=variant.params.replace(simu_len=last + 1))
+    return pad_to(jobsets, jobsets.max_jobs), variant
+
+
+def _write_load_curve(args, loads, names, rows) -> None:
+    from jaxsched.plotting import slowdown_vs_load
+
+    args.results_dir.mkdir(parents=True, exist_ok=True)
+    stem = args.results_dir / f"{args.env}_slowdown_vs_load"
+    with open(stem.with_suffix(".csv"), "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["load", "policy", "mean_slowdown", "seed_std_slowdown", "mean_completion_time",
+                         "jobs", "finished", "unfinished", "dropped"])
+        for r in rows:
+            writer.writerow([r["load"], r["policy"], r["mean_slowdown"], r.get("seed_std_slowdown", ""),
+                             r["mean_completion_time"], r["jobs"], r["finished"], r["unfinished"], r["dropped"]])
+    curves = {}
+    for name in names:
+        mine = [r for r in rows if r["policy"] == name]
+        stds = [r.get("seed_std_slowdown", 0.0) for r in mine]
+        curves[name] = ([r["mean_slowdown"] for r in mine], stds if any(stds) else None)
+    slowdown_vs_load(loads, curves, stem.with_suffix(".png"), title=f"{args.env}: slowdown vs load")
+    print(f"wrote {stem.with_suffix('.csv')} and {stem.with_suffix('.png')}")
+
+
+def main(argv=None, extra_policies: dict[str, Callable] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        run(args, extra_policies)
+    except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,46 @@
+"""Figures written next to the numbers they show (matplotlib, headless)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def slowdown_vs_load(loads, curves: dict[str, tuple[list[float], list[float] | None]], path: Path,
+                     title: str = "") -> None:
+    """DeepRM Figure 4's axes: average job slowdown against cluster load, one line per policy."""
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for name, (means, stds) in curves.items():
+        ax.errorbar(loads, means, yerr=stds, marker="o", capsize=3, label=name)
+    ax.set_xlabel("average cluster load")
+    ax.set_ylabel("average job slowdown")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def learning_curve(x, series: dict[str, list[float]], path: Path, xlabel: str, ylabel: str,
+                   hlines: dict[str, float] | None = None, title: str = "") -> None:
+    """A metric per iteration, with heuristics' levels as horizontal lines (DeepRM Figure 6)."""
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for name, values in series.items():
+        ax.plot(x, values, label=name)
+    for i, (name, level) in enumerate((hlines or {}).items()):
+        ax.axhline(level, linestyle="--", color=f"C{i + len(series)}", label=name)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

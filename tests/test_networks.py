@@ -1,0 +1,113 @@
+"""Policy / value networks: sizes from the papers, masking that really masks, the policy signature."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxsched.envs.deeprm import Observation
+from jaxsched.networks import (DeepRM2CNN, DeepRMPolicy, ValueNetwork, apply_batched, count_params,
+                               init_network, make_network, make_policy_fn, masked_entropy,
+                               masked_log_probs, masked_logits)
+from jaxsched.registry import build
+
+IMAGE = (20, 224)  # M = 10 DeepRM image
+
+
+def fake_obs(features, mask) -> Observation:
+    m = mask.shape[-1] - 1
+    zeros = jnp.zeros((m,), jnp.int32)
+    return Observation(features=features, action_mask=mask, fits_now=mask[:m], slot_job=zeros,
+                       slot_duration=zeros, slot_demand=jnp.zeros((m, 2), jnp.int32),
+                       free=jnp.zeros((1, 2), jnp.int32))
+
+
+def test_deeprm_policy_has_the_reference_parameter_count():
+    params = init_network(DeepRMPolicy(11), jax.random.PRNGKey(0), IMAGE)
+    assert count_params(params) == 89_851  # 4480*20 + 20 + 20*11 + 11
+
+
+def test_deeprm_policy_init_is_small_normal_with_zero_biases():
+    params = init_network(DeepRMPolicy(11), jax.random.PRNGKey(0), IMAGE)["params"]
+    kernel = np.asarray(params["Dense_0"]["kernel"])
+    assert kernel.shape == (4480, 20)
+    assert abs(kernel.std() - 0.01) < 5e-4 and abs(kernel.mean()) < 5e-4
+    assert not np.any(np.asarray(params["Dense_0"]["bias"])) and not np.any(np.asarray(params["Dense_1"]["bias"]))
+
+
+def test_cnn_shapes_follow_deeprm2_table():
+    network = DeepRM2CNN(11)
+    params = init_network(network, jax.random.PRNGKey(0), IMAGE)
+    assert network.apply(params, jnp.ones(IMAGE)).shape == (11,)
+    assert params["params"]["Dense_0"]["kernel"].shape == (5 * 56 * 16, 72)  # 20x224 -> 10x112 -> 5x56
+    batch = apply_batched(network, params, jnp.ones((2, 3) + IMAGE), 2)
+    assert batch.shape == (2, 3, 11)
+
+
+def test_value_network_outputs_a_scalar_per_observation():
+    network = ValueNetwork(16)
+    params = network.init(jax.random.PRNGKey(0), jnp.zeros(IMAGE), 0.0)
+    assert network.apply(params, jnp.ones(IMAGE), 0.5).shape == ()
+    values = apply_batched(network, params, jnp.ones((4,) + IMAGE), 1, jnp.linspace(0, 1, 4))
+    assert values.shape == (4,)
+
+
+def test_make_network_by_name():
+    assert isinstance(make_network("mlp", 4), DeepRMPolicy)
+    assert make_network("mlp", 4, hidden=7).hidden == 7
+    assert isinstance(make_network("cnn", 4), DeepRM2CNN)
+    with pytest.raises(ValueError, match="unknown network"):
+        make_network("transformer", 4)
+
+
+def test_masked_softmax_gives_masked_actions_zero_probability_and_finite_values():
+    logits = jnp.array([50.0, -3.0, 0.0, 80.0])
+    mask = jnp.array([False, True, True, False])
+    log_probs = masked_log_probs(logits, mask)
+    probs = np.asarray(jnp.exp(log_probs))
+    assert probs[0] == 0.0 and probs[3] == 0.0
+    np.testing.assert_allclose(probs.sum(), 1.0, rtol=1e-6)
+    assert np.all(np.isfinite(np.asarray(log_probs)))
+    assert np.isfinite(float(masked_entropy(logits, mask)))
+    grad = jax.grad(lambda z: masked_entropy(z, mask) + masked_log_probs(z, mask)[1])(logits)
+    assert np.all(np.isfinite(np.asarray(grad))) and grad[0] == 0.0 and grad[3] == 0.0
+    assert masked_logits(logits, mask)[0] == jnp.finfo(jnp.float32).min
+
+
+def test_sampled_and_greedy_policies_never_pick_a_masked_action():
+    network = DeepRMPolicy(5, hidden=4)
+    features = jnp.ones((3, 6))
+    params = init_network(network, jax.random.PRNGKey(1), features.shape)
+    # Push the logits hard towards the masked actions 0 and 4.
+    params = jax.tree.map(lambda x: x, params)
+    params["params"]["Dense_1"]["bias"] = jnp.array([100.0, 0.0, 0.0, 1.0, 200.0])
+    masks = jnp.array([[False, True, True, True, False], [False, False, True, False, False],
+                       [False, False, False, False, True]])
+    for greedy in (False, True):
+        policy = make_policy_fn(network, params, greedy)
+        for mask in masks:
+            obs = fake_obs(features, mask)
+            actions = np.asarray(jax.vmap(lambda k: policy(k, obs))(jax.random.split(jax.random.PRNGKey(2), 2000)))
+            assert actions.dtype == np.int32
+            assert np.all(np.asarray(mask)[actions]), (greedy, mask, np.unique(actions))
+    # Greedy picks the best allowed action; sampling visits every allowed one when logits are flat.
+    assert int(make_policy_fn(network, params, True)(None, fake_obs(features, masks[0]))) == 3
+    flat = jax.tree.map(jnp.zeros_like, params)
+    obs = fake_obs(features, masks[0])
+    sampled = jax.vmap(lambda k: make_policy_fn(network, flat)(k, obs))(jax.random.split(jax.random.PRNGKey(3), 300))
+    assert set(np.unique(np.asarray(sampled))) == {1, 2, 3}
+
+
+def test_learned_policy_runs_in_the_env_like_a_heuristic():
+    variant = build("deeprm", num_slots=3, horizon=8, max_job_len=6, capacity=5, max_job_size=5,
+                    backlog_size=8, simu_len=10)
+    env = variant.env
+    for name in ("mlp", "cnn"):
+        network = make_network(name, env.num_actions)
+        params = init_network(network, jax.random.PRNGKey(0), env.feature_shape())
+        policy = jax.jit(make_policy_fn(network, params))
+        obs, _ = env.reset_env(jax.random.PRNGKey(0), variant.params)
+        action = policy(jax.random.PRNGKey(1), obs)
+        assert action.shape == () and 0 <= int(action) < env.num_actions
