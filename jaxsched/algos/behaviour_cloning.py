@@ -90,12 +90,11 @@ def collect_demonstrations(env, env_params, jobsets: Jobset, key: jax.Array, epi
     """
     traj = jax.jit(lambda p, k: collect_batch(env, p, labeller, k, 1, episode_len))(
         with_jobsets(env_params, jobsets), key)
-    valid = np.asarray(traj.valid).reshape(-1)
-    flat = lambda x: np.asarray(x).reshape((valid.size,) + x.shape[3:])[valid]
+    valid = np.asarray(traj.valid)  # [L, J, 1]
+    flat = lambda x: np.asarray(x)[valid]  # kept decisions, time-major
     mask, action = flat(traj.action_mask), flat(traj.action)
     action = np.where(mask[np.arange(action.size), action], action, mask.shape[-1] - 1).astype(np.int32)
-    num_jobsets, length = traj.valid.shape[0], traj.valid.shape[2]
-    jobset = np.repeat(np.arange(num_jobsets, dtype=np.int32), length)[valid]
+    jobset = np.broadcast_to(np.arange(valid.shape[1], dtype=np.int32)[None, :, None], valid.shape)[valid]
     return Demonstrations(features=jnp.asarray(flat(traj.features)), action_mask=jnp.asarray(mask),
                           action=jnp.asarray(action), jobset=jnp.asarray(jobset))
 

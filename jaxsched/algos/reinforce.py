@@ -17,6 +17,11 @@ per-step gradients; RMSProp makes the update almost invariant to this constant).
 The default optimiser is the reference's RMSProp: acc = rho acc + (1 - rho) g^2;
 theta -= lr g / sqrt(acc + eps) (optax's ``rmsprop`` with ``eps_in_sqrt=True`` is exactly this).
 
+Episodes still running after L decisions are cut there: their returns-to-go miss the rest of the
+episode (as with the reference's episode_max_length), so pick L above the typical episode length and
+watch ``unfinished_episode_fraction``. Memory: the observations of all J N L decisions are kept for
+the gradient, J N L T W floats (717 MB for J = 10, N = 20, L = 200 and the M = 10 image).
+
 ``make_train`` follows PureJaxRL: static config in, pure ``init_fn`` / ``update_fn`` out;
 ``jax.vmap(update_fn)`` trains several seeds at once.
 """
@@ -88,40 +93,41 @@ def rmsprop(lr: float, rho: float = 0.9, eps: float = 1e-9) -> optax.GradientTra
 
 # ---------------------------------------------------------------------------- pure pieces
 def discounted_returns(reward: jax.Array, valid: jax.Array, gamma: float) -> jax.Array:
-    """Returns-to-go v_t = sum_{s >= t} gamma^(s - t) r_s along the last axis; 0 on padding."""
+    """Returns-to-go v_t = sum_{s >= t} gamma^(s - t) r_s along the leading (time) axis; 0 on padding."""
     reward = jnp.where(valid, reward, 0.0)
 
     def back(future, r):
         v = r + gamma * future
         return v, v
 
-    _, returns = jax.lax.scan(back, jnp.zeros(reward.shape[:-1], reward.dtype), jnp.moveaxis(reward, -1, 0),
-                              reverse=True)
-    return jnp.where(valid, jnp.moveaxis(returns, 0, -1), 0.0)
+    _, returns = jax.lax.scan(back, jnp.zeros(reward.shape[1:], reward.dtype), reward, reverse=True)
+    return jnp.where(valid, returns, 0.0)
 
 
 def time_baseline(returns: jax.Array, valid: jax.Array, count_padding: bool = False) -> jax.Array:
-    """b_t: mean over the rollouts axis (-2) of the returns at decision t, over the rollouts still
-    running at t (0 where none is). ``count_padding``: the reference's mean over all N, padding = 0.
+    """b_t: mean over the rollouts axis (the last) of the returns at decision t, over the rollouts
+    still running at t (0 where none is). ``count_padding``: the reference's mean over all N with
+    padding counted as 0.
 
-    ``returns`` and ``valid`` are ``[..., N, L]``; the result is ``[..., L]``.
+    ``returns`` and ``valid`` are ``[L, ..., N]`` (e.g. ``[L, J, N]``); the result is ``[L, ...]``.
     """
     masked = jnp.where(valid, returns, 0.0)
     if count_padding:
-        return jnp.mean(masked, axis=-2)
-    count = jnp.sum(valid, axis=-2)
-    return jnp.where(count > 0, jnp.sum(masked, axis=-2) / jnp.maximum(count, 1), 0.0)
+        return jnp.mean(masked, axis=-1)
+    count = jnp.sum(valid, axis=-1)
+    return jnp.where(count > 0, jnp.sum(masked, axis=-1) / jnp.maximum(count, 1), 0.0)
 
 
 def reinforce_loss(logits: jax.Array, action_mask: jax.Array, action: jax.Array, advantage: jax.Array,
                    valid: jax.Array, entropy_coef: float = 0.0) -> tuple[jax.Array, dict]:
-    """The policy-gradient surrogate over ``[..., L]`` decisions (logits ``[..., L, A]``), normalised
-    by the number of episodes (all leading axes but L). ``advantage`` is treated as a constant."""
+    """The policy-gradient surrogate over ``[L, ...]`` decisions (logits ``[L, ..., A]``), normalised
+    by the number of episodes (the size of all axes but the leading time axis). ``advantage`` is
+    treated as a constant."""
     advantage = jax.lax.stop_gradient(advantage)
     log_probs = masked_log_probs(logits, action_mask)
     taken = jnp.take_along_axis(log_probs, action[..., None], axis=-1)[..., 0]
     entropy = masked_entropy(logits, action_mask)
-    num_episodes = valid.size // valid.shape[-1]
+    num_episodes = valid.size // valid.shape[0]
     surrogate = jnp.sum(jnp.where(valid, taken * advantage + entropy_coef * entropy, 0.0))
     loss = -surrogate / num_episodes
     num_valid = jnp.maximum(jnp.sum(valid), 1)
@@ -138,8 +144,8 @@ def episode_metrics(traj: Trajectory, returns: jax.Array) -> dict[str, jax.Array
     jobs = job_outcomes(traj.final_state)
     finished = jnp.sum(jobs["finished"])
     per_job = lambda x: jnp.where(finished > 0, jnp.sum(x) / jnp.maximum(finished, 1), jnp.nan)
-    episode_return = returns[..., 0]
-    decisions = jnp.sum(traj.valid, axis=-1)
+    episode_return = returns[0]
+    decisions = jnp.sum(traj.valid, axis=0)
     return {
         "mean_return": jnp.mean(episode_return),
         "max_return": jnp.max(episode_return),
@@ -163,8 +169,9 @@ def make_train(env, env_params, workload, config: ReinforceConfig,
     from ``workload`` each iteration; otherwise it replays ``jobsets`` (a batch of exactly J).
     ``env_params`` supplies the episode caps and simu_len; its own jobset is ignored.
     """
-    if config.resample_jobsets and workload is None:
-        raise ValueError("resample_jobsets needs a workload to draw jobsets from")
+    if config.resample_jobsets and (workload is None or jobsets is not None):
+        raise ValueError("resample_jobsets draws jobsets from the workload: give a workload and no jobsets "
+                         "(or set resample_jobsets=False to replay fixed jobsets)")
     if not config.resample_jobsets:
         if jobsets is None:
             raise ValueError("resample_jobsets=False needs the fixed jobsets")
@@ -201,12 +208,13 @@ def make_train(env, env_params, workload, config: ReinforceConfig,
         batched_params = with_jobsets(env_params, batch_jobsets)
         policy = make_policy_fn(network, state.params, greedy=False)
         traj = collect_batch(env, batched_params, policy, rollout_key, config.num_rollouts, L)
-        returns = discounted_returns(traj.reward, traj.valid, config.gamma)  # [J, N, L]
+        returns = discounted_returns(traj.reward, traj.valid, config.gamma)  # [L, J, N]
 
         metrics = {}
         value_params, value_opt_state = state.value_params, state.value_opt_state
         if use_value:
-            step_fraction = jnp.broadcast_to(jnp.arange(L, dtype=jnp.float32) / L, traj.valid.shape)
+            step_fraction = jnp.broadcast_to((jnp.arange(L, dtype=jnp.float32) / L)[:, None, None],
+                                             traj.valid.shape)
 
             def fit_value(vp):
                 values = apply_batched(value_network, vp, traj.features, 3, step_fraction)
@@ -218,7 +226,7 @@ def make_train(env, env_params, workload, config: ReinforceConfig,
             baseline = values
             metrics["value_loss"] = v_loss
         else:
-            baseline = time_baseline(returns, traj.valid, config.baseline == "time_padded")[:, None, :]
+            baseline = time_baseline(returns, traj.valid, config.baseline == "time_padded")[..., None]
         advantage = jnp.where(traj.valid, returns - baseline, 0.0)
 
         def loss_fn(params):
@@ -231,7 +239,7 @@ def make_train(env, env_params, workload, config: ReinforceConfig,
         params = optax.apply_updates(state.params, updates)
 
         metrics.update(episode_metrics(traj, returns))
-        metrics.update(loss=loss, entropy=aux["entropy"], grad_norm=optax.global_norm(grads))
+        metrics.update(loss=loss, entropy=aux["entropy"], grad_norm=optax.tree.norm(grads))
         new_state = state.replace(params=params, opt_state=opt_state, value_params=value_params,
                                   value_opt_state=value_opt_state, key=key, iteration=state.iteration + 1)
         return new_state, metrics

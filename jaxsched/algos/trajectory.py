@@ -4,6 +4,10 @@ Learning needs equal shapes across rollouts, so every episode is scanned for exa
 Steps after the episode ended (terminated, or truncated by the env's caps) are padding: ``valid`` is
 False, the reward is 0, and the env state is frozen at the episode's last state (no auto-reset), so
 ``final_state`` is the state at the end of the episode or at the L cap, whichever came first.
+
+Per-step arrays are time-major, ``[L, *batch]`` as in PureJaxRL: the scan runs over time outside a
+``vmap`` over jobsets x rollouts, so the stored observations (the bulk of the memory, J N L T W
+floats) are written in place and never transposed.
 """
 
 from __future__ import annotations
@@ -17,48 +21,73 @@ from flax import struct
 
 @struct.dataclass
 class Trajectory:
-    features: jax.Array  # [L, *feature_shape] what the policy saw at each decision
-    action_mask: jax.Array  # bool[L, A]
-    action: jax.Array  # int32[L]
-    reward: jax.Array  # float32[L], 0 on padding steps
-    valid: jax.Array  # bool[L]: the decision was taken before the episode ended
-    final_state: object  # env state at the episode's end (or after L decisions)
-    terminated: jax.Array  # bool: the episode ended by the env's termination within L decisions
+    features: jax.Array  # [L, *batch, *feature_shape] what the policy saw at each decision
+    action_mask: jax.Array  # bool[L, *batch, A]
+    action: jax.Array  # int32[L, *batch]
+    reward: jax.Array  # float32[L, *batch], 0 on padding steps
+    valid: jax.Array  # bool[L, *batch]: the decision was taken before the episode ended
+    final_state: object  # env state [*batch] at the episode's end (or after L decisions)
+    terminated: jax.Array  # bool[*batch]: ended by the env's termination within L decisions
+
+
+@struct.dataclass
+class _Carry:
+    obs: object
+    state: object
+    alive: jax.Array
+    terminated: jax.Array
+
+
+def _decide(env, policy: Callable):
+    """One decision of one episode: record it, then advance unless the episode already ended."""
+
+    def decide(carry: _Carry, key: jax.Array, env_params):
+        act_key, env_key = jax.random.split(key)
+        obs, state, alive = carry.obs, carry.state, carry.alive
+        action = jnp.asarray(policy(act_key, obs), jnp.int32)
+        next_obs, next_state, reward, done, _ = env.step_env(env_key, state, action, env_params)
+        ended = done | env.is_truncated(next_state, env_params)
+        record = (obs.features, obs.action_mask, action, jnp.where(alive, reward, 0.0).astype(jnp.float32),
+                  alive)
+        obs, state = jax.tree.map(lambda new, old: jnp.where(alive, new, old), (next_obs, next_state), (obs, state))
+        return _Carry(obs, state, alive & ~ended, carry.terminated | (alive & done)), record
+
+    return decide
+
+
+def _start(env, key, env_params) -> _Carry:
+    obs, state = env.reset_env(key, env_params)
+    return _Carry(obs, state, jnp.bool_(True), jnp.bool_(False))
+
+
+def _finish(carry: _Carry, records) -> Trajectory:
+    features, mask, action, reward, valid = records
+    return Trajectory(features=features, action_mask=mask, action=action, reward=reward, valid=valid,
+                      final_state=carry.state, terminated=carry.terminated)
 
 
 def collect(env, env_params, policy: Callable, key: jax.Array, length: int) -> Trajectory:
     """One episode of ``policy(key, obs) -> action`` on ``env_params.jobset``, scanned for ``length``."""
     reset_key, scan_key = jax.random.split(key)
-    obs, state = env.reset_env(reset_key, env_params)
-
-    def step(carry, step_key):
-        obs, state, alive, terminated = carry
-        act_key, env_key = jax.random.split(step_key)
-        action = policy(act_key, obs)
-        next_obs, next_state, reward, done, _ = env.step_env(env_key, state, action, env_params)
-        ended = done | env.is_truncated(next_state, env_params)
-        record = (obs.features, obs.action_mask, action, jnp.where(alive, reward, 0.0), alive)
-        obs, state = jax.tree.map(lambda new, old: jnp.where(alive, new, old), (next_obs, next_state), (obs, state))
-        return (obs, state, alive & ~ended, terminated | (alive & done)), record
-
-    init = (obs, state, jnp.bool_(True), jnp.bool_(False))
-    (_, state, _, terminated), (features, mask, action, reward, valid) = jax.lax.scan(
-        step, init, jax.random.split(scan_key, length))
-    return Trajectory(features=features, action_mask=mask, action=action.astype(jnp.int32),
-                      reward=reward.astype(jnp.float32), valid=valid, final_state=state, terminated=terminated)
+    decide = _decide(env, policy)
+    carry, records = jax.lax.scan(lambda c, k: decide(c, k, env_params), _start(env, reset_key, env_params),
+                                  jax.random.split(scan_key, length))
+    return _finish(carry, records)
 
 
 def collect_batch(env, batched_params, policy: Callable, key: jax.Array, num_rollouts: int,
                   length: int) -> Trajectory:
-    """Trajectories ``[J, N, L, ...]``: N rollouts on each of the J jobsets in ``batched_params``
-    (see ``jaxsched.rollout.with_jobsets``)."""
+    """Trajectories with per-step arrays ``[L, J, N, ...]`` and final states ``[J, N]``: N rollouts on
+    each of the J jobsets in ``batched_params`` (see ``jaxsched.rollout.with_jobsets``)."""
     num_jobsets = batched_params.jobset.arrival.shape[0]
-
-    def per_jobset(params, jobset_key):
-        keys = jax.random.split(jobset_key, num_rollouts)
-        return jax.vmap(lambda k: collect(env, params, policy, k, length))(keys)
-
-    return jax.vmap(per_jobset)(batched_params, jax.random.split(key, num_jobsets))
+    reset_key, scan_key = jax.random.split(key)
+    grid_keys = lambda k: jax.random.split(k, (num_jobsets, num_rollouts))
+    decide = jax.vmap(jax.vmap(_decide(env, policy), in_axes=(0, 0, None)))  # rollouts share params
+    start = jax.vmap(lambda keys, p: jax.vmap(lambda k: _start(env, k, p))(keys))(grid_keys(reset_key),
+                                                                                  batched_params)
+    carry, records = jax.lax.scan(lambda c, k: decide(c, grid_keys(k), batched_params), start,
+                                  jax.random.split(scan_key, length))
+    return _finish(carry, records)
 
 
 def job_outcomes(final_state) -> dict[str, jax.Array]:

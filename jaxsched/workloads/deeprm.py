@@ -90,7 +90,7 @@ class Workload:
     def rate(self) -> float:
         """Expected arrivals per step that offer ``load`` (Bernoulli: capped at one per step)."""
         rate = self.load / self.load_per_job_per_step
-        if self.arrivals == "bernoulli" and rate > 1.0:
+        if self.arrivals == "bernoulli" and rate > 1.0 + 1e-9:  # not for float rounding of exactly 1
             warnings.warn(f"load {self.load} needs {rate:.3f} arrivals per step; Bernoulli arrivals allow "
                           f"at most 1, so the offered load is {self.load_per_job_per_step:.3f}", stacklevel=2)
             rate = 1.0

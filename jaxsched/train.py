@@ -1,0 +1,315 @@
+"""Train a learned scheduler: ``python -m jaxsched.train --config configs/X.yaml [key=value ...]``.
+
+    [--seeds 0,1,2]   several seeds in one process, vmapped (one compiled update for all seeds)
+    [--out DIR]       run directory (default: runs/<config name>)
+    [--resume DIR]    continue a killed or finished run from its last checkpoint
+
+The run directory receives ``config.json`` (the resolved config), ``metrics.csv`` (one row per
+iteration and seed), orbax checkpoints of the whole train state every ``checkpoint_every``
+iterations, ``eval.json`` (the trained policies and the heuristics on held-out jobsets) and plots.
+An outer Python loop runs jitted chunks of ``chunk`` iterations: learn -> block -> log ->
+checkpoint, as in Stoix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from tqdm import tqdm
+
+from jaxsched.algos.behaviour_cloning import BCConfig, train_behaviour_cloning
+from jaxsched.algos.reinforce import ReinforceConfig, make_train
+from jaxsched.checkpoint import (CheckpointError, Checkpointer, check_same_config, read_run_config,
+                                 write_run_config)
+from jaxsched.config import ConfigError, build_config, load_config, to_dict
+from jaxsched.metrics import summarize
+from jaxsched.registry import build
+from jaxsched.workloads.deeprm import generate_many
+
+TIMING_COLUMNS = ("steps_per_s", "wall_s")
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainConfig:
+    """One experiment. ``reinforce`` and ``bc`` hold the fields of ``ReinforceConfig`` / ``BCConfig``."""
+
+    env: str = "deeprm"
+    env_options: dict = dataclasses.field(default_factory=dict)  # jaxsched.make overrides (load, ...)
+    algo: str = "reinforce"
+    iterations: int = 100
+    seeds: list[int] = dataclasses.field(default_factory=lambda: [0])
+    reinforce: dict = dataclasses.field(default_factory=dict)
+    bc: dict | None = None  # behaviour-cloning pre-training on SJF labels; null = none
+    jobsets_seed: int = 12345  # the fixed training jobsets (when reinforce.resample_jobsets is false)
+    chunk: int = 10  # iterations per jitted call (logging granularity)
+    checkpoint_every: int = 50
+    eval_jobsets: int = 20  # held-out jobsets for the final evaluation
+    eval_seed: int = 99991
+    baselines: list[str] = dataclasses.field(default_factory=lambda: ["sjf", "packer", "tetris", "random"])
+
+    def __post_init__(self):
+        if self.algo != "reinforce":
+            raise ValueError(f"unknown algo {self.algo!r}; available: reinforce")
+        for name in ("iterations", "chunk", "checkpoint_every", "eval_jobsets"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1")
+        if self.checkpoint_every % self.chunk:
+            raise ValueError(f"checkpoint_every ({self.checkpoint_every}) must be a multiple of chunk "
+                             f"({self.chunk}) so that resumed runs replay the same chunks")
+        if not self.seeds or len(set(self.seeds)) != len(self.seeds):
+            raise ValueError(f"seeds must be a non-empty list of distinct integers, got {self.seeds}")
+
+    def reinforce_config(self) -> ReinforceConfig:
+        return build_config(ReinforceConfig, self.reinforce)
+
+    def bc_config(self) -> BCConfig | None:
+        return None if self.bc is None else build_config(BCConfig, self.bc)
+
+
+@dataclasses.dataclass
+class Experiment:
+    """Everything built from a config: env, workload, learner functions."""
+
+    config: TrainConfig
+    variant: object
+    algo: ReinforceConfig
+    init_fn: object
+    update_fn: object
+
+    @classmethod
+    def from_config(cls, config: TrainConfig) -> "Experiment":
+        try:
+            variant = build(config.env, **config.env_options)
+            algo = config.reinforce_config()
+            config.bc_config()
+        except (ValueError, TypeError) as error:
+            raise ConfigError(str(error)) from None
+        fixed = None if algo.resample_jobsets else generate_many(
+            jax.random.PRNGKey(config.jobsets_seed), variant.workload, algo.num_jobsets)
+        init_fn, update_fn = make_train(variant.env, variant.params, variant.workload, algo, fixed)
+        return cls(config, variant, algo, init_fn, update_fn)
+
+    def initial_states(self, log=print):
+        """One train state per seed, stacked; behaviour-cloned initial params when configured."""
+        states = []
+        bc = self.config.bc_config()
+        for seed in self.config.seeds:
+            key = jax.random.PRNGKey(seed)
+            initial = None
+            if bc is not None:
+                bc_key, key = jax.random.split(key)
+                result = train_behaviour_cloning(self.variant.env, self.variant.params, self.variant.workload,
+                                                 bc, bc_key)
+                log(f"seed {seed}: behaviour cloning best validation accuracy {result.best_val_acc:.3f} "
+                    f"at epoch {result.best_epoch} ({result.num_train} train / {result.num_val} val decisions)")
+                initial = result.params
+            states.append(self.init_fn(key, initial))
+        return jax.tree.map(lambda *xs: jnp.stack(xs), *states)
+
+    def make_chunk(self, length: int):
+        update_all = jax.vmap(self.update_fn)
+        return jax.jit(lambda s: jax.lax.scan(lambda s, _: update_all(s), s, None, length=length))
+
+
+def _finite(tree) -> bool:
+    return all(bool(jnp.all(jnp.isfinite(x))) for x in jax.tree.leaves(tree)
+               if jnp.issubdtype(jnp.asarray(x).dtype, jnp.floating))
+
+
+class MetricsLog:
+    """metrics.csv: one row per (iteration, seed); a resume drops rows past its checkpoint."""
+
+    def __init__(self, path: Path, resume_from: int | None):
+        self.path = path
+        self.columns: list[str] | None = None
+        if resume_from is not None and path.exists():
+            with open(path, newline="") as f:
+                rows = [r for r in csv.DictReader(f) if int(r["iteration"]) <= resume_from]
+            if rows:
+                self.columns = list(rows[0])
+            with open(path, "w", newline="") as f:
+                if self.columns:
+                    writer = csv.DictWriter(f, self.columns)
+                    writer.writeheader()
+                    writer.writerows(rows)
+        elif path.exists():
+            path.unlink()
+
+    def append(self, rows: list[dict]) -> None:
+        if self.columns is None:
+            self.columns = list(rows[0])
+            with open(self.path, "w", newline="") as f:
+                csv.DictWriter(f, self.columns).writeheader()
+        with open(self.path, "a", newline="") as f:
+            csv.DictWriter(f, self.columns).writerows(rows)
+
+
+def run(config: TrainConfig, out: Path, resume: bool = False, log=print) -> Path:
+    experiment = Experiment.from_config(config)
+    resolved = to_dict(config)
+    checkpointer = Checkpointer(out)
+    if resume:
+        check_same_config(read_run_config(out), resolved, out)
+        like = jax.tree.map(jnp.zeros_like, jax.eval_shape(experiment.initial_states, lambda *_: None))
+        states = checkpointer.restore(like)
+        start = int(states.iteration[0])
+        log(f"resuming {out} from iteration {start}")
+    else:
+        if (out / "config.json").exists():
+            raise CheckpointError(f"{out} already holds a run; use --resume {out} or another --out")
+        states = experiment.initial_states(log)
+        start = 0
+    write_run_config(out, resolved)
+    metrics_log = MetricsLog(out / "metrics.csv", start if resume else None)
+
+    chunks = {}
+    bar = tqdm(total=config.iterations, initial=start, desc="train", unit="it", dynamic_ncols=True,
+               disable=None)
+    iteration = start
+    try:
+        while iteration < config.iterations:
+            length = min(config.chunk, config.iterations - iteration)
+            if length not in chunks:
+                chunks[length] = experiment.make_chunk(length)
+            t0 = time.perf_counter()
+            new_states, metrics = chunks[length](states)
+            jax.block_until_ready(metrics)
+            elapsed = time.perf_counter() - t0
+            metrics = jax.tree.map(np.asarray, metrics)  # [length, seeds]
+            if not (np.all(np.isfinite(metrics["loss"])) and _finite(new_states.params)):
+                bad = iteration + 1 + int(np.argmax(~np.all(np.isfinite(metrics["loss"]), axis=1)))
+                last = checkpointer.latest_step()
+                raise FloatingPointError(
+                    f"training produced NaN at iteration {bad}; stopped. The last good checkpoint is "
+                    f"{'iteration ' + str(last) if last is not None else 'none'} in {out / 'checkpoints'}")
+            states = new_states
+            steps_per_s = float(metrics["decisions"].sum()) / elapsed
+            rows = []
+            for i in range(length):
+                for s, seed in enumerate(config.seeds):
+                    row = {"iteration": iteration + i + 1, "seed": seed}
+                    row.update({k: float(v[i, s]) for k, v in metrics.items()})
+                    row.update(steps_per_s=steps_per_s, wall_s=elapsed / length)
+                    rows.append(row)
+            metrics_log.append(rows)
+            iteration += length
+            bar.update(length)
+            bar.set_postfix(slowdown=f"{np.nanmean(metrics['mean_slowdown'][-1]):.3f}",
+                            ret=f"{np.mean(metrics['mean_return'][-1]):.2f}", steps_s=f"{steps_per_s:,.0f}")
+            if iteration % config.checkpoint_every == 0 or iteration == config.iterations:
+                checkpointer.save(iteration, states)
+    finally:
+        bar.close()
+        checkpointer.close()
+    evaluate_run(experiment, states, out, log)
+    return out
+
+
+def trained_policies(experiment: Experiment, params, greedy: bool):
+    from jaxsched.algos.reinforce import policy_from
+
+    return policy_from(experiment.algo, experiment.variant.env, params, greedy)
+
+
+def evaluate_run(experiment: Experiment, states, out: Path, log=print) -> dict:
+    """The trained policy of each seed (greedy and sampled) and the baselines on held-out jobsets."""
+    from baselines import make_heuristic
+    from jaxsched.evaluate import evaluate_jobsets
+    from jaxsched.plotting import learning_curve
+
+    config = experiment.config
+    jobsets = generate_many(jax.random.PRNGKey(config.eval_seed), experiment.variant.workload,
+                            config.eval_jobsets)
+    key = jax.random.PRNGKey(config.eval_seed + 1)
+    policies = {name: make_heuristic(name) for name in config.baselines}
+    for s, seed in enumerate(config.seeds):
+        params = jax.tree.map(lambda x: x[s], states.params)
+        policies[f"trained-s{seed}"] = trained_policies(experiment, params, greedy=True)
+        policies[f"trained-s{seed}-sampled"] = trained_policies(experiment, params, greedy=False)
+    tables = evaluate_jobsets(experiment.variant, policies, jobsets, key)
+    summary = {name: summarize(table) for name, table in tables.items()}
+    (out / "eval.json").write_text(json.dumps({"jobsets": config.eval_jobsets, "seed": config.eval_seed,
+                                               "policies": summary}, indent=1))
+    width = max(len(n) for n in summary)
+    log(f"held-out evaluation ({config.eval_jobsets} jobsets, seed {config.eval_seed}):")
+    for name, stats in summary.items():
+        log(f"  {name:{width}s}  slowdown {stats['mean_slowdown']:7.3f}  completion "
+            f"{stats['mean_completion_time']:7.3f}  finished {stats['finished']}/{stats['jobs']}  "
+            f"dropped {stats['dropped']}")
+
+    with open(out / "metrics.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    iterations = sorted({int(r["iteration"]) for r in rows})
+    per_iteration = lambda key: [float(np.nanmean([float(r[key]) for r in rows if int(r["iteration"]) == i]))
+                                 for i in iterations]
+    hlines = {name: summary[name]["mean_slowdown"] for name in config.baselines if name in summary}
+    learning_curve(iterations, {"training rollouts (mean over seeds)": per_iteration("mean_slowdown")},
+                   out / "learning_curve_slowdown.png", "iteration", "mean job slowdown",
+                   {f"{k} (held-out)": v for k, v in hlines.items()}, title=f"{config.env}")
+    learning_curve(iterations, {"mean return": per_iteration("mean_return"),
+                                "max return": per_iteration("max_return")},
+                   out / "learning_curve_return.png", "iteration", "episode return", title=f"{config.env}")
+    return summary
+
+
+def load_trained_policy(run_dir: Path, greedy: bool = True, seed_index: int = 0):
+    """``(policy, variant)`` of a run's latest checkpoint, for ``jaxsched.evaluate --checkpoint``."""
+    run_dir = Path(run_dir)
+    saved = read_run_config(run_dir)
+    config = build_config(TrainConfig, saved)
+    experiment = Experiment.from_config(config)
+    like = jax.eval_shape(experiment.initial_states, lambda *_: None)
+    states = Checkpointer(run_dir).restore(jax.tree.map(jnp.zeros_like, like))
+    params = jax.tree.map(lambda x: x[seed_index], states.params)
+    return trained_policies(experiment, params, greedy), experiment.variant, config
+
+
+def _default_out(config_path: Path | None) -> Path:
+    return Path("runs") / (config_path.stem if config_path else "default")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m jaxsched.train", description=__doc__.splitlines()[0])
+    parser.add_argument("--config", type=Path, help="YAML experiment config (see configs/)")
+    parser.add_argument("overrides", nargs="*", help="key=value overrides, e.g. iterations=50 reinforce.lr=3e-4")
+    parser.add_argument("--seeds", help="comma list of seeds, trained together (vmapped)")
+    parser.add_argument("--out", type=Path, help="run directory (default runs/<config name>)")
+    parser.add_argument("--resume", type=Path, help="continue the run in this directory")
+    args = parser.parse_args(argv)
+    try:
+        overrides = list(args.overrides)
+        if args.seeds:
+            try:
+                seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+            except ValueError:
+                raise ConfigError(f"--seeds must be comma-separated integers, got {args.seeds!r}") from None
+            overrides.append(f"seeds={seeds}")
+        if args.resume:
+            saved = read_run_config(args.resume)
+            config = load_config(TrainConfig, args.config, overrides) if args.config else \
+                build_config(TrainConfig, saved, overrides)
+            run(config, args.resume, resume=True)
+        else:
+            config = load_config(TrainConfig, args.config, overrides)
+            run(config, args.out or _default_out(args.config))
+    except (ConfigError, CheckpointError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except FloatingPointError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,91 @@
+"""Shared fixtures for the DeepRM test suite.
+
+JAX on CPU compiles slowly, so every environment here is built once per session and every jitted
+function is built once per environment: the ``kit`` fixture returns a cached factory, and the
+tests keep array shapes fixed (jobsets padded to a fixed ``max_jobs``) so nothing recompiles.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from pathlib import Path
+from typing import Callable
+
+import jax
+import numpy as np
+import pytest
+
+from jaxsched.envs.deeprm import DeepRM, EnvParams
+from jaxsched.jobset import Jobset, from_arrays
+
+# The tiny environment of the hand-computed trajectories: 2 slots, a 5-row horizon, 3 units of
+# each of 2 resources, a 2-job backlog (one image column). Image width 2 * (3 + 2 * 3) + 1 + 1 = 20.
+TINY = dict(num_slots=2, horizon=5, max_job_len=4, capacity=3, max_job_size=3, backlog_size=2)
+TINY_MAX_JOBS = 10
+
+# The environment of the property tests: 3 slots, 4-row horizon, a 5-job backlog spread over two
+# image columns (row-major, 8 cells of which 5 usable), so drops and partial backlog rows happen.
+PROP = dict(num_slots=3, horizon=4, max_job_len=3, capacity=4, max_job_size=4, backlog_size=5)
+PROP_MAX_JOBS = 12
+PROP_SIMU_LEN = 8
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+FIXTURES = SHARED / "spec" / "fixtures" / "deeprm"
+
+
+@dataclasses.dataclass(frozen=True)
+class Kit:
+    """One environment and its jitted functions (compiled on first use, reused by every test)."""
+
+    env: DeepRM
+    transition: Callable
+    get_obs: Callable
+    initial_state: Callable
+
+    def params(self, jobset: Jobset, simu_len: int, max_time: int = 1000,
+               max_steps_in_episode: int = 100_000) -> EnvParams:
+        return EnvParams(jobset=jobset, simu_len=simu_len, max_time=max_time,
+                         max_steps_in_episode=max_steps_in_episode)
+
+
+@functools.lru_cache(maxsize=None)
+def _make_kit(config: tuple) -> Kit:
+    env = DeepRM(**dict(config))
+    return Kit(env=env, transition=jax.jit(env.transition), get_obs=jax.jit(env.get_obs),
+               initial_state=jax.jit(env.initial_state))
+
+
+@pytest.fixture(scope="session")
+def kit() -> Callable[..., Kit]:
+    """``kit(**DeepRM kwargs)`` -> the session's cached Kit for that configuration."""
+    return lambda **config: _make_kit(tuple(sorted(config.items())))
+
+
+@pytest.fixture(scope="session")
+def tiny(kit) -> Kit:
+    return kit(**TINY)
+
+
+def jobset(arrival, duration, demand, max_jobs: int) -> Jobset:
+    """A padded jobset from per-job lists (demand: one row of units per job)."""
+    return from_arrays(np.asarray(arrival), np.asarray(duration),
+                       np.asarray(demand, dtype=np.int32).reshape(len(arrival), -1), max_jobs=max_jobs)
+
+
+@pytest.fixture(scope="session")
+def make_jobset() -> Callable[..., Jobset]:
+    return jobset
+
+
+def to_numpy(tree):
+    return jax.tree.map(np.asarray, tree)
+
+
+@pytest.fixture(scope="session")
+def shared_fixtures() -> Path:
+    """The reference fixtures folder; skips the test when ../shared is absent."""
+    if not FIXTURES.is_dir():
+        pytest.skip(f"reference fixtures not found at {FIXTURES} (the ../shared folder is absent); "
+                    "the DeepRM reference comparison needs them")
+    return FIXTURES

@@ -1,0 +1,87 @@
+"""The evaluation CLI: outputs on a small case, and clear errors with a non-zero exit on bad input."""
+
+import csv
+import json
+import subprocess
+import sys
+
+import pytest
+
+from jaxsched.evaluate import PER_JOB_COLUMNS, main, parse_range
+
+SMALL = ["--env", "deeprm", "--jobsets", "2", "--simu-len", "12", "--num-slots", "5"]
+
+
+def test_summary_and_per_job_outputs(tmp_path, capsys):
+    summary, per_job = tmp_path / "s.json", tmp_path / "jobs.csv"
+    assert main(SMALL + ["--policies", "sjf,random", "--summary", str(summary), "--per-job", str(per_job)]) == 0
+    out = json.loads(summary.read_text())
+    assert set(out) == {"sjf", "random"}
+    for stats in out.values():
+        assert {"mean_slowdown", "mean_completion_time", "jobs", "finished", "unfinished", "dropped"} <= set(stats)
+        assert stats["finished"] + stats["unfinished"] + stats["dropped"] == stats["jobs"]
+        assert stats["mean_slowdown"] >= 1.0
+    rows = list(csv.DictReader(per_job.open()))
+    assert tuple(rows[0]) == PER_JOB_COLUMNS
+    assert len(rows) == out["sjf"]["jobs"] + out["random"]["jobs"]
+    for r in rows:
+        if r["status"] == "finished":
+            assert int(r["finish"]) == int(r["start"]) + int(r["duration"])
+            assert int(r["start"]) >= int(r["arrival"])
+        else:
+            assert int(r["finish"]) == -1
+    assert "sjf" in capsys.readouterr().out
+
+
+def test_load_sweep_writes_curve(tmp_path):
+    summary = tmp_path / "s.json"
+    assert main(SMALL + ["--policies", "sjf", "--loads", "0.3:0.7:0.4", "--results-dir", str(tmp_path),
+                         "--summary", str(summary)]) == 0
+    assert set(json.loads(summary.read_text())) == {"0.3", "0.7"}
+    assert (tmp_path / "deeprm_slowdown_vs_load.csv").exists()
+    assert (tmp_path / "deeprm_slowdown_vs_load.png").stat().st_size > 0
+
+
+def test_jobsets_file(tmp_path):
+    path = tmp_path / "js.csv"
+    path.write_text("jobset,job,arrival,duration,res0,res1\n0,0,1,2,3,1\n0,1,1,1,10,1\n1,0,2,3,1,1\n")
+    summary = tmp_path / "s.json"
+    assert main(["--policies", "sjf", "--jobsets-file", str(path), "--summary", str(summary)]) == 0
+    stats = json.loads(summary.read_text())["sjf"]
+    assert stats["jobs"] == 3 and stats["finished"] == 3
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--policies", "sjf,nosuch"], "unknown policy 'nosuch'"),
+    (["--env", "nosuch"], "unknown environment 'nosuch'"),
+    (["--loads", "0.1:oops"], "cannot read"),
+    (["--jobsets", "0"], "--jobsets and --rollouts must be >= 1"),
+    (["--policies", "tetris:2"], "knob must lie in [0, 1]"),
+    (["--num-slots", "0"], "num_slots must be >= 1"),
+])
+def test_bad_input_is_a_clear_error(argv, message, capsys):
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_bad_file_names_line_and_exits_nonzero(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text("jobset,job,arrival,duration,res0,res1\n0,0,1,-2,3,1\n")
+    proc = subprocess.run([sys.executable, "-m", "jaxsched.evaluate", "--policies", "sjf",
+                           "--jobsets-file", str(path)], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "bad.csv, line 2" in proc.stderr and "duration" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_demand_above_capacity_in_file(tmp_path, capsys):
+    path = tmp_path / "big.csv"
+    path.write_text("jobset,job,arrival,duration,res0,res1\n0,0,1,2,11,1\n")
+    assert main(["--policies", "sjf", "--jobsets-file", str(path)]) == 2
+    assert "line 2" in capsys.readouterr().err
+
+
+def test_parse_range():
+    assert parse_range("0.1:0.5:0.2") == [0.1, 0.3, 0.5]
+    assert parse_range("0:3", int) == [0, 1, 2]
+    assert parse_range("1,4", int) == [1, 4]
