@@ -172,7 +172,7 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
         job = state.slots[slot]
         duration, demand = self._job(state, job)
         offset, fits = self._earliest_start(state.used, duration, demand)
-        schedule = (action < self.num_slots) & (job >= 0) & fits
+        schedule = (action >= 0) & (action < self.num_slots) & (job >= 0) & fits
 
         scheduled = self._schedule(state, slot, job, offset)
         moved, move_reward = self._move_on(state)
@@ -237,11 +237,13 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
 
     def _move_on(self, state: EnvState) -> tuple[EnvState, jax.Array]:
         elapsed_use = state.used[0]
+        jobs = state.jobset
+        elapsed_busy = jnp.any(self.in_system(state)) | jnp.any(jobs.valid & (jobs.arrival > state.clock))
         used = jnp.concatenate([state.used[1:], jnp.zeros((1, self.num_res), jnp.int32)])
         state = state.replace(clock=state.clock + 1, used=used)
         state, arrived = self._admit_arrivals(state)
         state = state.replace(since_arrival=jnp.where(arrived > 0, 0, state.since_arrival + 1))
-        return state, self._reward(state, elapsed_use)
+        return state, self._reward(state, elapsed_use, elapsed_busy)
 
     def _admit_arrivals(self, state: EnvState) -> tuple[EnvState, jax.Array]:
         """Places the jobs arriving at ``state.clock``: lowest empty slots, then backlog, then dropped.
@@ -268,7 +270,10 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
         dropped = state.dropped | ((index >= first + to_slots + to_backlog) & (index < first + count))
         return state.replace(slots=slots, backlog=backlog, backlog_len=backlog_len, dropped=dropped), count
 
-    def _reward(self, state: EnvState, elapsed_use: jax.Array) -> jax.Array:
+    def _reward(self, state: EnvState, elapsed_use: jax.Array, elapsed_busy: jax.Array) -> jax.Array:
+        """Slowdown and completion time count the jobs in the system *after* the move (as the
+        reference); utilisation and makespan describe the time step that just elapsed, so that a
+        makespan return is exactly -makespan."""
         in_system = self.in_system(state)
         if self.reward_kind == "slowdown":
             return -jnp.sum(jnp.where(in_system, 1.0 / jnp.maximum(state.jobset.duration, 1), 0.0))
@@ -276,9 +281,7 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
             return -jnp.sum(in_system).astype(jnp.float32)
         if self.reward_kind == "utilisation":
             return jnp.sum(elapsed_use / self.capacity).astype(jnp.float32)
-        jobs = state.jobset
-        pending = jnp.any(jobs.valid & (jobs.arrival > state.clock))
-        return -(jnp.any(in_system) | pending).astype(jnp.float32)  # makespan
+        return -elapsed_busy.astype(jnp.float32)  # makespan
 
     # ------------------------------------------------------------------ observation
     def get_obs(self, state: EnvState, params: EnvParams | None = None, key=None) -> Observation:
