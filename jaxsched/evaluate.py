@@ -115,7 +115,10 @@ def _write_per_job(path: Path, rows: list[tuple[float | None, str, dict]]) -> No
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m jaxsched.evaluate", description=__doc__.splitlines()[0])
-    parser.add_argument("--env", default="deeprm", help=f"one of {', '.join(registered())}")
+    parser.add_argument("--env", help=f"one of {', '.join(registered())} (default deeprm, or the checkpoint's)")
+    parser.add_argument("--checkpoint", type=Path,
+                        help="a training run directory: adds policies 'checkpoint' (greedy) and "
+                             "'checkpoint-sampled', and makes its env the default")
     parser.add_argument("--policies", default="sjf,packer,tetris,random",
                         help="comma list of sjf, packer, tetris[:knob], random, fcfs")
     parser.add_argument("--loads", help="start:stop:step or a,b,c; one workload per load")
@@ -143,13 +146,17 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
         raise UsageError("--jobsets and --rollouts must be >= 1")
     if args.jobsets_file and args.loads:
         raise UsageError("--loads generates jobsets; it cannot be combined with --jobsets-file")
-    overrides = {k: v for k, v in {"num_slots": args.num_slots, "capacity": args.capacity,
+    base, extra_policies, feature_shape = _checkpoint_policies(args, extra_policies)
+    args.env = args.env or "deeprm"
+    overrides = base | {k: v for k, v in {"num_slots": args.num_slots, "capacity": args.capacity,
                                    "horizon": args.horizon, "backlog_size": args.backlog,
                                    "simu_len": args.simu_len, "load": args.load,
                                    "max_time": args.max_time}.items() if v is not None}
     names = [n.strip() for n in args.policies.split(",") if n.strip()]
     if not names:
         raise UsageError("--policies is empty")
+    if args.checkpoint and not {"checkpoint", "checkpoint-sampled"} & set(names):
+        names += ["checkpoint", "checkpoint-sampled"]
     policies = resolve_policies(names, extra_policies)
     seeds = parse_range(args.seeds, int) if args.seeds else [args.seed]
     if not seeds:
@@ -164,6 +171,9 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
             variant = build(args.env, **overrides, **({"load": load} if load is not None else {}))
         except (ValueError, TypeError) as error:
             raise UsageError(str(error)) from None
+        if feature_shape is not None and variant.env.feature_shape() != feature_shape:
+            raise UsageError(f"the checkpoint's policy takes features of shape {feature_shape}, this env "
+                             f"gives {variant.env.feature_shape()}; evaluate it on the env it was trained on")
         if args.jobsets_file:
             jobsets, variant = _file_jobsets(args, variant)
             seeds, jobsets_per_seed = [args.seed], jobsets.arrival.shape[0]
@@ -177,6 +187,8 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
         per_load = {}
         for name, table in tables.items():
             stats = summarize(table)
+            if load is not None:
+                stats["offered_load"] = variant.workload.offered_load
             if len(seeds) > 1:
                 stats.update(_seed_stats(table, jobsets_per_seed, seeds))
             per_load[name] = stats
@@ -198,6 +210,26 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
     if loads[0] is not None:
         _write_load_curve(args, loads, names, rows)
     return summary
+
+
+def _checkpoint_policies(args, extra):
+    """The env options and the greedy / sampled policies of ``--checkpoint`` (if given)."""
+    if not args.checkpoint:
+        return {}, extra, None
+    from jaxsched.checkpoint import CheckpointError
+    from jaxsched.config import ConfigError
+    from jaxsched.train import load_trained_policy
+
+    try:
+        greedy, variant, config = load_trained_policy(args.checkpoint, greedy=True)
+        sampled, _, _ = load_trained_policy(args.checkpoint, greedy=False)
+    except (CheckpointError, ConfigError) as error:
+        raise UsageError(str(error)) from None
+    if args.env and args.env != config.env:
+        raise UsageError(f"--env {args.env} differs from the checkpoint's env {config.env}")
+    args.env = config.env
+    policies = {**(extra or {}), "checkpoint": greedy, "checkpoint-sampled": sampled}
+    return dict(config.env_options), policies, variant.env.feature_shape()
 
 
 def _file_jobsets(args, variant):

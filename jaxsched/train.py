@@ -116,6 +116,13 @@ class Experiment:
             states.append(self.init_fn(key, initial))
         return jax.tree.map(lambda *xs: jnp.stack(xs), *states)
 
+    def state_template(self):
+        """Zeros shaped like the stacked train states (what a checkpoint restores into)."""
+        def init_all():
+            states = [self.init_fn(jax.random.PRNGKey(seed)) for seed in self.config.seeds]
+            return jax.tree.map(lambda *xs: jnp.stack(xs), *states)
+        return jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), jax.eval_shape(init_all))
+
     def make_chunk(self, length: int):
         update_all = jax.vmap(self.update_fn)
         return jax.jit(lambda s: jax.lax.scan(lambda s, _: update_all(s), s, None, length=length))
@@ -160,8 +167,7 @@ def run(config: TrainConfig, out: Path, resume: bool = False, log=print) -> Path
     checkpointer = Checkpointer(out)
     if resume:
         check_same_config(read_run_config(out), resolved, out)
-        like = jax.tree.map(jnp.zeros_like, jax.eval_shape(experiment.initial_states, lambda *_: None))
-        states = checkpointer.restore(like)
+        states = checkpointer.restore(experiment.state_template())
         start = int(states.iteration[0])
         log(f"resuming {out} from iteration {start}")
     else:
@@ -268,8 +274,9 @@ def load_trained_policy(run_dir: Path, greedy: bool = True, seed_index: int = 0)
     saved = read_run_config(run_dir)
     config = build_config(TrainConfig, saved)
     experiment = Experiment.from_config(config)
-    like = jax.eval_shape(experiment.initial_states, lambda *_: None)
-    states = Checkpointer(run_dir).restore(jax.tree.map(jnp.zeros_like, like))
+    checkpointer = Checkpointer(run_dir)
+    states = checkpointer.restore(experiment.state_template())
+    checkpointer.close()
     params = jax.tree.map(lambda x: x[seed_index], states.params)
     return trained_policies(experiment, params, greedy), experiment.variant, config
 

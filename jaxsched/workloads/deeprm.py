@@ -97,6 +97,14 @@ class Workload:
         return rate
 
     @property
+    def offered_load(self) -> float:
+        """The load actually offered: ``load``, or less where Bernoulli arrivals cap the rate at 1."""
+        if self.arrivals == "offline":
+            return float("nan")
+        cap = 1.0 if self.arrivals == "bernoulli" else float("inf")
+        return min(self.load / self.load_per_job_per_step, cap) * self.load_per_job_per_step
+
+    @property
     def max_jobs(self) -> int:
         """Padded jobset size: exact for Bernoulli and offline; for Poisson the mean + 10 sigma."""
         if self.arrivals == "offline":

@@ -1,0 +1,137 @@
+"""The training CLI: config validation, checkpoints, resume equivalence, NaN handling, evaluation."""
+
+import csv
+import json
+
+import pytest
+
+from jaxsched import train as train_mod
+from jaxsched.checkpoint import CheckpointError
+from jaxsched.config import ConfigError, build_config
+from jaxsched.train import TrainConfig, main, run
+
+TINY = dict(
+    env="deeprm",
+    env_options=dict(num_slots=3, horizon=8, max_job_len=6, capacity=5, max_job_size=5, backlog_size=8,
+                     simu_len=8, load=0.8),
+    reinforce=dict(num_jobsets=2, num_rollouts=3, episode_len=30),
+    chunk=2, checkpoint_every=2, eval_jobsets=3, seeds=[0, 1], baselines=["sjf"],
+)
+
+
+def tiny(**overrides) -> TrainConfig:
+    return build_config(TrainConfig, {**TINY, **overrides})
+
+
+def read_metrics(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    return [{k: v for k, v in r.items() if k not in train_mod.TIMING_COLUMNS} for r in rows]
+
+
+@pytest.fixture(scope="module")
+def full_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("full") / "run"
+    run(tiny(iterations=4), out, log=lambda *_: None)
+    return out
+
+
+def test_outputs(full_run):
+    assert json.loads((full_run / "config.json").read_text())["config"]["iterations"] == 4
+    rows = read_metrics(full_run / "metrics.csv")
+    assert [(int(r["iteration"]), int(r["seed"])) for r in rows] == [(i, s) for i in range(1, 5) for s in (0, 1)]
+    assert {"mean_return", "max_return", "mean_slowdown", "mean_completion_time", "entropy"} <= set(rows[0])
+    evaluation = json.loads((full_run / "eval.json").read_text())["policies"]
+    assert {"sjf", "trained-s0", "trained-s1", "trained-s0-sampled"} <= set(evaluation)
+    assert (full_run / "learning_curve_slowdown.png").exists()
+    # the two seeds train different policies
+    assert rows[-1]["mean_return"] != rows[-2]["mean_return"]
+
+
+def test_resume_after_interruption_matches_uninterrupted(full_run, tmp_path):
+    out = tmp_path / "run"
+    run(tiny(iterations=2), out, log=lambda *_: None)  # "killed" after the checkpoint at 2 ...
+    with open(out / "metrics.csv", "a", newline="") as f:  # ... having logged past it
+        f.write("3,0" + ",0" * (len(read_metrics(out / "metrics.csv")[0]) + len(train_mod.TIMING_COLUMNS) - 2)
+                + "\n")
+    assert main(["--resume", str(out), "iterations=4"]) == 0
+    assert read_metrics(out / "metrics.csv") == read_metrics(full_run / "metrics.csv")
+    assert json.loads((out / "eval.json").read_text()) == json.loads((full_run / "eval.json").read_text())
+
+
+def test_resume_refuses_a_different_config(full_run, tmp_path, capsys):
+    config = tmp_path / "other.yaml"
+    config.write_text(json.dumps({**TINY, "reinforce": {**TINY["reinforce"], "lr": 0.5}}))
+    assert main(["--config", str(config), "--resume", str(full_run)]) == 2
+    err = capsys.readouterr().err
+    assert "different config" in err and "reinforce" in err
+
+
+def test_existing_run_directory_is_not_overwritten(full_run):
+    with pytest.raises(CheckpointError, match="already holds a run"):
+        run(tiny(iterations=4), full_run, log=lambda *_: None)
+
+
+def test_nan_stops_and_keeps_last_good_checkpoint(tmp_path, monkeypatch, capsys):
+    real = train_mod.Experiment.make_chunk
+    calls = {"n": 0}
+
+    def poisoned(self, length):
+        chunk = real(self, length)
+
+        def run_chunk(states):
+            calls["n"] += 1
+            new, metrics = chunk(states)
+            if calls["n"] == 2:
+                metrics = {**metrics, "loss": metrics["loss"] * float("nan")}
+            return new, metrics
+        return run_chunk
+
+    monkeypatch.setattr(train_mod.Experiment, "make_chunk", poisoned)
+    out = tmp_path / "run"
+    config = tmp_path / "tiny.yaml"
+    config.write_text(json.dumps({**TINY, "iterations": 6}))
+    assert main(["--config", str(config), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "NaN at iteration 3" in err and "iteration 2" in err
+    assert train_mod.Checkpointer(out).latest_step() == 2
+    assert max(int(r["iteration"]) for r in read_metrics(out / "metrics.csv")) == 2
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"iterationz": 3}, "unknown config key(s) iterationz; valid keys:"),
+    ({"iterations": "many"}, "iterations: expected an integer"),
+    ({"reinforce": {"lr": "fast"}}, "lr: expected a number"),
+    ({"reinforce": {"nope": 1}}, "unknown config key(s) nope"),
+    ({"env_options": {"num_slotz": 3}}, "unknown option(s) num_slotz"),
+    ({"chunk": 3, "checkpoint_every": 4}, "multiple of chunk"),
+    ({"algo": "dqn"}, "unknown algo"),
+])
+def test_config_errors_are_clear(values, message, tmp_path, capsys):
+    config = tmp_path / "bad.yaml"
+    config.write_text(json.dumps({**TINY, **values}))
+    assert main(["--config", str(config), "--out", str(tmp_path / "out")]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_override_syntax_error(capsys, tmp_path):
+    assert main(["--out", str(tmp_path / "o"), "iterations"]) == 2
+    assert "is not key=value" in capsys.readouterr().err
+
+
+def test_bad_yaml(tmp_path, capsys):
+    config = tmp_path / "bad.yaml"
+    config.write_text("a: [1,\n")
+    assert main(["--config", str(config)]) == 2
+    assert "not valid YAML" in capsys.readouterr().err
+
+
+def test_evaluate_accepts_checkpoint(full_run, tmp_path):
+    from jaxsched.evaluate import main as evaluate_main
+
+    summary = tmp_path / "s.json"
+    assert evaluate_main(["--checkpoint", str(full_run), "--policies", "sjf,checkpoint,checkpoint-sampled",
+                          "--jobsets", "2", "--summary", str(summary)]) == 0
+    stats = json.loads(summary.read_text())
+    assert {"sjf", "checkpoint", "checkpoint-sampled"} == set(stats)
+    assert stats["checkpoint"]["jobs"] == stats["sjf"]["jobs"]
