@@ -64,8 +64,9 @@ def build(name: str, **overrides) -> Variant:
     if workload.arrivals == "offline" and env.num_slots < workload.num_jobs:
         raise ValueError(f"offline needs one slot per job: num_slots {env.num_slots} < num_jobs {workload.num_jobs}")
     simu_len = 1 if workload.arrivals == "offline" else workload.simu_len
-    max_time = config.get("max_time", 20 * (simu_len + workload.max_job_len) + 10 * workload.max_jobs
-                          * workload.max_job_len)
+    # Any work-conserving policy ends by simu_len + the jobs' total duration; twice that bounds the
+    # episodes of policies that idle (a greedy policy stuck on "move on" is cut there, and reported).
+    max_time = config.get("max_time", 2 * (simu_len + workload.max_jobs * workload.max_job_len) + env.horizon)
     params = EnvParams(jobset=generate(jax.random.PRNGKey(config.get("seed", 0)), workload),
                        simu_len=simu_len, max_time=max_time,
                        max_steps_in_episode=config.get("max_steps_in_episode", max_time + workload.max_jobs + 1))

@@ -13,11 +13,13 @@ import pytest
 
 from baselines.heuristics import sjf
 from jaxsched import metrics
-from jaxsched.algos.reinforce import (ReinforceConfig, discounted_returns, make_train, policy_from,
-                                      reinforce_loss, rmsprop, run_iterations, time_baseline)
+from jaxsched.algos.reinforce import (ReinforceConfig, chunked_value_and_grad, discounted_returns,
+                                      make_train, policy_from, reinforce_loss, rmsprop, run_iterations,
+                                      time_baseline)
 from jaxsched.algos.trajectory import collect
 from jaxsched.envs.deeprm import DeepRM, EnvParams
 from jaxsched.jobset import from_arrays, stack
+from jaxsched.networks import DeepRMPolicy, apply_batched, init_network
 from jaxsched.registry import build
 from jaxsched.rollout import make_evaluator, run_episode, with_jobsets
 from jaxsched.workloads.deeprm import generate_many
@@ -87,6 +89,37 @@ def test_reinforce_loss_gradient_matches_the_hand_formula():
     np.testing.assert_allclose(float(loss), expected_loss, rtol=1e-5)
     np.testing.assert_allclose(grad, expected_grad, rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(float(aux["entropy"]), np.mean(entropies), rtol=1e-5)
+
+
+def test_chunked_gradient_equals_the_whole_batch_gradient():
+    network = DeepRMPolicy(4, hidden=5)
+    params = init_network(network, jax.random.PRNGKey(0), (3, 2))
+    rng = np.random.default_rng(1)
+    L, J, N = 6, 2, 3
+    features = jnp.asarray(rng.normal(size=(L, J, N, 3, 2)), jnp.float32)
+    mask_np = rng.uniform(size=(L, J, N, 4)) < 0.7
+    mask_np[..., -1] = True
+    mask = jnp.asarray(mask_np)
+    action = jnp.full((L, J, N), 3, jnp.int32)
+    advantage = jnp.asarray(rng.normal(size=(L, J, N)), jnp.float32)
+    valid = jnp.asarray(np.arange(L)[:, None, None] < np.array([[6, 2, 4], [1, 5, 3]])[None])
+
+    def loss_fn(p, f, m, a, adv, v):
+        return reinforce_loss(apply_batched(network, p, f, 3), m, a, adv, v, 0.05)
+
+    batch = (features, mask, action, advantage, valid)
+    chunked_fn = jax.jit(chunked_value_and_grad, static_argnums=(0, 3))
+    whole = chunked_fn(loss_fn, params, batch, L)
+    (loss, aux), grads = jax.jit(jax.value_and_grad(loss_fn, has_aux=True))(params, *batch)
+    np.testing.assert_allclose(float(whole[0]), float(loss), rtol=1e-6)
+    for chunk in (2, 4):  # 4 leaves a shorter last chunk
+        chunked = chunked_fn(loss_fn, params, batch, chunk)
+        np.testing.assert_allclose(float(chunked[0]), float(loss), rtol=1e-5)
+        np.testing.assert_allclose(float(chunked[1]), float(aux["entropy"]), rtol=1e-5)
+        for a, b in zip(jax.tree.leaves(chunked[2]), jax.tree.leaves(grads)):
+            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-7)
+    with pytest.raises(ValueError, match="grad_chunk_len"):
+        ReinforceConfig(episode_len=10, grad_chunk_len=3)
 
 
 def test_rmsprop_puts_eps_inside_the_square_root_as_the_reference():

@@ -18,6 +18,8 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
+from jaxsched.envs.deeprm import select_state
+
 
 @struct.dataclass
 class Trajectory:
@@ -49,7 +51,8 @@ def _decide(env, policy: Callable):
         ended = done | env.is_truncated(next_state, env_params)
         record = (obs.features, obs.action_mask, action, jnp.where(alive, reward, 0.0).astype(jnp.float32),
                   alive)
-        obs, state = jax.tree.map(lambda new, old: jnp.where(alive, new, old), (next_obs, next_state), (obs, state))
+        obs = jax.tree.map(lambda new, old: jnp.where(alive, new, old), next_obs, obs)
+        state = select_state(alive, next_state, state)
         return _Carry(obs, state, alive & ~ended, carry.terminated | (alive & done)), record
 
     return decide

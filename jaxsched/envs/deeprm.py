@@ -272,7 +272,10 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
 
     def _reward(self, state: EnvState, elapsed_use: jax.Array, elapsed_busy: jax.Array) -> jax.Array:
         """Slowdown and completion time count the jobs in the system *after* the move (as the
-        reference); utilisation and makespan describe the time step that just elapsed, so that a
+        reference), so a job is charged at t = arrival .. finish - 1 and, with gamma = 1, an episode's
+        return is -sum of slowdowns -- except that jobs present at reset (t = 0, e.g. DeepRM_Off) miss
+        their t = 0 term: the return is then -sum slowdown + sum over them of 1/duration, a constant
+        per jobset. Utilisation and makespan describe the time step that just elapsed, so that a
         makespan return is exactly -makespan."""
         in_system = self.in_system(state)
         if self.reward_kind == "slowdown":
