@@ -1,4 +1,7 @@
-"""Benchmarks: ``python -m jaxsched.bench env [--batch-sizes 1,64,1024,4096] [--steps 200]``.
+"""Benchmarks: ``python -m jaxsched.bench env|train``.
+
+``env [--batch-sizes 1,64,1024,4096] [--steps 200]``: environment steps per second.
+``train [--config configs/deeprm_slowdown.yaml] [key=value ...]``: seconds per REINFORCE iteration.
 
 Reports environment steps per second for a batch of environments (one jobset each, restarted on
 the same jobset when an episode ends), excluding compilation, timed after ``block_until_ready``.
@@ -18,6 +21,7 @@ from pathlib import Path
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from baselines import make_heuristic
 from jaxsched.registry import build
@@ -88,6 +92,42 @@ def bench_env(batch_sizes, steps: int, repeats: int, load: float, out: Path | No
     return rows
 
 
+def bench_train(config_path: Path, overrides: list[str], repeats: int, out: Path | None) -> dict:
+    """Seconds per REINFORCE iteration (rollouts + update, one jitted call), compilation excluded."""
+    from jaxsched.config import load_config
+    from jaxsched.train import Experiment, TrainConfig
+
+    config = load_config(TrainConfig, config_path, overrides + ["seeds=[0]"])
+    experiment = Experiment.from_config(config)
+    state = experiment.init_fn(jax.random.PRNGKey(0))
+    t0 = time.perf_counter()
+    state, metrics = experiment.update_fn(state)
+    jax.block_until_ready(metrics)
+    first = time.perf_counter() - t0
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        state, metrics = experiment.update_fn(state)
+        jax.block_until_ready(metrics)
+        times.append(time.perf_counter() - t0)
+    algo = experiment.algo
+    row = {"config": str(config_path), "overrides": overrides, "env": config.env,
+           "env_options": config.env_options, "network": algo.network, "jobsets": algo.num_jobsets,
+           "rollouts": algo.num_rollouts, "episode_len": algo.episode_len,
+           "seconds_per_iteration_median": float(np.median(times)), "seconds_per_iteration_min": min(times),
+           "first_call_with_compile_s": first, "decisions_per_iteration": float(metrics["decisions"]),
+           "hardware": _hardware(), "repeats": repeats}
+    print(f"{algo.network} J={algo.num_jobsets} N={algo.num_rollouts} L={algo.episode_len}: "
+          f"{row['seconds_per_iteration_median']:.2f} s/iteration (median of {repeats}; min "
+          f"{row['seconds_per_iteration_min']:.2f}; first call with compilation {first:.1f} s), "
+          f"{row['decisions_per_iteration'] / row['seconds_per_iteration_median']:,.0f} decisions/s")
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(row, indent=1))
+        print(f"wrote {out}")
+    return row
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m jaxsched.bench", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="what", required=True)
@@ -97,7 +137,14 @@ def main(argv=None) -> int:
     env.add_argument("--repeats", type=int, default=3)
     env.add_argument("--load", type=float, default=0.7)
     env.add_argument("--out", type=Path, default=Path("results/bench_env.json"))
+    train = sub.add_parser("train", help="seconds per REINFORCE iteration at the paper's size")
+    train.add_argument("--config", type=Path, default=Path("configs/deeprm_slowdown.yaml"))
+    train.add_argument("overrides", nargs="*", help="key=value config overrides")
+    train.add_argument("--repeats", type=int, default=3)
+    train.add_argument("--out", type=Path, default=Path("results/bench_train.json"))
     args = parser.parse_args(argv)
+    if args.what == "train":
+        bench_train(args.config, args.overrides, args.repeats, args.out)
     if args.what == "env":
         try:
             sizes = [int(b) for b in args.batch_sizes.split(",")]

@@ -1,0 +1,26 @@
+"""Every shipped config parses, validates and builds its experiment (no training)."""
+
+from pathlib import Path
+
+import pytest
+
+from jaxsched.config import load_config
+from jaxsched.train import TrainConfig
+
+CONFIGS = sorted((Path(__file__).resolve().parents[1] / "configs").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
+def test_config_is_valid(path):
+    config = load_config(TrainConfig, path)
+    config.reinforce_config()
+    config.bc_config()
+    from jaxsched.registry import build
+
+    variant = build(config.env, **config.env_options)
+    assert variant.env.num_actions >= 2
+
+
+def test_the_readme_configs_exist():
+    names = {p.stem for p in CONFIGS}
+    assert {"quickstart", "deeprm_slowdown", "deeprm_completion", "deeprm2_cnn_bc", "deeprm_off"} <= names
