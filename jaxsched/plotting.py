@@ -10,14 +10,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
-def slowdown_vs_load(loads, curves: dict[str, tuple[list[float], list[float] | None]], path: Path,
-                     title: str = "") -> None:
-    """DeepRM Figure 4's axes: average job slowdown against cluster load, one line per policy."""
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for name, (means, stds) in curves.items():
-        ax.errorbar(loads, means, yerr=stds, marker="o", capsize=3, label=name)
-    ax.set_xlabel("average cluster load")
-    ax.set_ylabel("average job slowdown")
+def _save(fig, ax, path: Path, xlabel: str, ylabel: str, title: str) -> None:
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(alpha=0.3)
     ax.legend()
@@ -25,6 +20,15 @@ def slowdown_vs_load(loads, curves: dict[str, tuple[list[float], list[float] | N
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def slowdown_vs_load(loads, curves: dict[str, tuple[list[float], list[float] | None]], path: Path,
+                     title: str = "") -> None:
+    """DeepRM Figure 4's axes: average job slowdown against cluster load, one line per policy."""
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for name, (means, stds) in curves.items():
+        ax.errorbar(loads, means, yerr=stds, marker="o", capsize=3, label=name)
+    _save(fig, ax, path, "average cluster load", "average job slowdown", title)
 
 
 def learning_curve(x, series: dict[str, list[float]], path: Path, xlabel: str, ylabel: str,
@@ -35,12 +39,4 @@ def learning_curve(x, series: dict[str, list[float]], path: Path, xlabel: str, y
         ax.plot(x, values, label=name)
     for i, (name, level) in enumerate((hlines or {}).items()):
         ax.axhline(level, linestyle="--", color=f"C{i + len(series)}", label=name)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    _save(fig, ax, path, xlabel, ylabel, title)
