@@ -22,12 +22,11 @@ class ConfigError(ValueError):
 def _check_type(key: str, value: Any, annotation: Any) -> Any:
     origin = typing.get_origin(annotation)
     if origin in (typing.Union, types.UnionType):
-        errors = []
         for option in typing.get_args(annotation):
             try:
                 return _check_type(key, value, option)
-            except ConfigError as error:
-                errors.append(str(error))
+            except ConfigError:
+                pass
         raise ConfigError(f"{key}: {value!r} matches none of {annotation}")
     if annotation is type(None):
         if value is None:

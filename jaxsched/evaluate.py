@@ -21,7 +21,7 @@ import jax
 import numpy as np
 
 from baselines import make_heuristic
-from jaxsched.jobset import Jobset, pad_to
+from jaxsched.jobset import Jobset
 from jaxsched.metrics import job_table, summarize
 from jaxsched.registry import build, registered
 from jaxsched.rollout import make_evaluator, with_jobsets
@@ -246,7 +246,7 @@ def _file_jobsets(args, variant):
         last = int(np.max(np.where(np.asarray(jobsets.valid), np.asarray(jobsets.arrival), 0)))
         variant = variant.__class__(env=variant.env, workload=variant.workload,
                                     params=variant.params.replace(simu_len=last + 1))
-    return pad_to(jobsets, jobsets.max_jobs), variant
+    return jobsets, variant
 
 
 def _write_load_curve(args, loads, names, rows) -> None:

@@ -55,17 +55,3 @@ def from_arrays(arrival, duration, demand, max_jobs: int | None = None) -> Jobse
 def stack(jobsets: list[Jobset]) -> Jobset:
     """Stacks equally padded jobsets along a new leading axis (for ``vmap``)."""
     return jax.tree.map(lambda *xs: jnp.stack(xs), *jobsets)
-
-
-def pad_to(jobset: Jobset, max_jobs: int) -> Jobset:
-    """Pads (or checks) a single or batched jobset to ``max_jobs`` jobs."""
-    j = jobset.max_jobs
-    if j > max_jobs:
-        n_valid = int(np.max(np.sum(np.asarray(jobset.valid), axis=-1)))
-        if n_valid > max_jobs:
-            raise ValueError(f"a jobset holds {n_valid} jobs, more than max_jobs={max_jobs}")
-        return jax.tree.map(lambda x: x[..., :max_jobs] if x.ndim == jobset.valid.ndim
-                            else x[..., :max_jobs, :], jobset)
-    widths = lambda x: [(0, 0)] * (jobset.valid.ndim - 1) + [(0, max_jobs - j)] + \
-        [(0, 0)] * (x.ndim - jobset.valid.ndim)
-    return jax.tree.map(lambda x: jnp.pad(x, widths(x)), jobset)

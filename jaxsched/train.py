@@ -180,7 +180,7 @@ def run(config: TrainConfig, out: Path, resume: bool = False, log=print) -> Path
 
     chunks = {}
     bar = tqdm(total=config.iterations, initial=start, desc="train", unit="it", dynamic_ncols=True,
-               disable=None)
+               mininterval=5.0)
     iteration = start
     try:
         while iteration < config.iterations:
