@@ -225,7 +225,8 @@ def synthetic(key: jax.Array, num_vms: int, mean_interarrival: float = 23.0,
     cpu, mem = jnp.asarray(HUAWEI_TYPES[:, 0])[types], jnp.asarray(HUAWEI_TYPES[:, 1])[types]
     gaps = jnp.floor(jax.random.exponential(k_gap, (num_vms,)) * mean_interarrival)
     at = jnp.cumsum(gaps) - gaps[0]
-    lt = jnp.maximum(jnp.round(median_lifetime * jnp.exp(lifetime_sigma * jax.random.normal(k_life, (num_vms,)))), 1.0)
+    lifetime = median_lifetime * jnp.exp(lifetime_sigma * jax.random.normal(k_life, (num_vms,)))
+    lt = jnp.clip(jnp.round(lifetime), 1.0, 2_678_400.0)  # at most a month, as the trace
     vmid = jnp.arange(num_vms, dtype=jnp.int32)
 
     time = jnp.concatenate([at, at + lt])

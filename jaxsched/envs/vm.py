@@ -1,0 +1,239 @@
+"""VM placement on double-NUMA machines (VMAgent / CVD-RL), non-expansion scenario.
+
+Semantics: ``../shared/spec/vm.md``. N physical machines (PMs) with two NUMA nodes each. The agent
+places one *create* request per step; deletes between two creates are applied automatically (a
+delete frees exactly what its create took; one whose create lies outside the trace window is a
+no-op). The episode ends when the next create fits nowhere or no create is left.
+
+Actions ``pm * 2 + numa`` (2N). A single-NUMA VM takes (cpu, mem) from that NUMA. A double-NUMA VM
+takes half of each from *both* NUMAs of the PM, so **both** ``pm * 2`` and ``pm * 2 + 1`` are valid
+for it and mean the same placement (as in the paper's action space and VMAgent's mask). A VM is
+double when ``mem > params.double_mem_above`` or ``cpu >= params.double_cpu_from``; the default is
+VMAgent's ``mem > 32`` (set ``double_mem_above = inf, double_cpu_from = 16`` for the cpu ≥ 16 branch).
+An action outside the mask places nothing, pays 0 and terminates the episode (policies should obey
+the mask; ending is the only choice that keeps the cluster's constraints and is visible in returns).
+
+Rewards (static ``reward``): ``"placement"`` +1 per placed VM (VMAgent), so the undiscounted return
+is the scheduled length; ``"allocation"`` the CPU allocation rate 1 − Σ remaining cpu / total cpu of
+the state after the placement and the following deletes.
+
+Same contract as :class:`jaxsched.envs.deeprm.DeepRM`: static shapes on the object, the trace is data
+in ``EnvParams``; ``transition`` is the dynamics without the observation, ``step_env`` adds it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from flax import struct
+from gymnax.environments import environment, spaces
+
+from jaxsched.workloads.vm_trace import CREATE, DELETE, VmRequests
+
+REWARDS = ("placement", "allocation")
+NUM_FEATURES = 7  # per PM: cpu0, cpu1, mem0, mem1 remaining / capacity; request cpu, mem / capacity, double
+
+
+@struct.dataclass
+class EnvParams(environment.EnvParams):
+    requests: VmRequests | None = None
+    numa_cpu: float = 40.0  # per NUMA (VMAgent's config; another branch: 42)
+    numa_mem: float = 90.0  # per NUMA, GB (another branch: 160)
+    double_mem_above: float = 32.0  # double-NUMA when mem > this ...
+    double_cpu_from: float = float("inf")  # ... or cpu >= this
+    max_steps_in_episode: int = 1_000_000
+
+
+@struct.dataclass
+class EnvState(environment.EnvState):
+    time: jax.Array  # decisions taken
+    pos: jax.Array  # int32 row of the create being decided (= length when none is left)
+    cpu: jax.Array  # float32[N, 2] remaining cpu per NUMA
+    mem: jax.Array  # float32[N, 2] remaining mem per NUMA
+    placed_pm: jax.Array  # int32[L] PM of each placed create row, -1 otherwise
+    taken_cpu: jax.Array  # float32[L, 2] what each create row took per NUMA (freed by its delete)
+    taken_mem: jax.Array  # float32[L, 2]
+    placed: jax.Array  # int32 number of VMs placed
+    requests: VmRequests
+
+
+@struct.dataclass
+class Observation:
+    """Per-PM features share one layout, so a network can be applied to every PM alike."""
+
+    features: jax.Array  # float32[N, 7] see NUM_FEATURES
+    action_mask: jax.Array  # bool[2N] feasible placements (for a double VM both NUMAs of a PM)
+    cpu: jax.Array  # float32[N, 2] remaining cpu (raw units; heuristics use these)
+    mem: jax.Array  # float32[N, 2] remaining mem
+    request_cpu: jax.Array  # float32 the create's total cpu (0 when none is left)
+    request_mem: jax.Array  # float32
+    is_double: jax.Array  # bool
+    numa_cpu: jax.Array  # float32 capacity per NUMA
+    numa_mem: jax.Array  # float32
+
+
+def select_state(pred: jax.Array, on_true: EnvState, on_false: EnvState) -> EnvState:
+    """``where(pred, on_true, on_false)`` field by field, sharing the (never changing) requests."""
+    requests = on_false.requests
+    chosen = jax.tree.map(lambda a, b: jnp.where(pred, a, b), on_true.replace(requests=None),
+                          on_false.replace(requests=None))
+    return chosen.replace(requests=requests)
+
+
+class VmPlacement(environment.Environment[EnvState, EnvParams]):
+    """N double-NUMA PMs fed a window of a VM trace; the agent picks a NUMA (or PM) per create."""
+
+    def __init__(self, num_pms: int = 5, reward: str = "placement"):
+        super().__init__()
+        if reward not in REWARDS:
+            raise ValueError(f"unknown reward {reward!r}; choose one of {', '.join(REWARDS)}")
+        if int(num_pms) < 1:
+            raise ValueError(f"num_pms must be >= 1, got {num_pms}")
+        self.num_pms, self.reward_kind = int(num_pms), reward
+
+    @property
+    def name(self) -> str:
+        return "VmPlacement"
+
+    @property
+    def num_actions(self) -> int:
+        return 2 * self.num_pms
+
+    @property
+    def default_params(self) -> EnvParams:
+        """Params with a small synthetic trace (seed 0), so the env runs as made."""
+        from jaxsched.workloads.vm_trace import synthetic
+
+        return EnvParams(requests=synthetic(jax.random.PRNGKey(0), 200))
+
+    # ------------------------------------------------------------------ dynamics
+    def reset_env(self, key: jax.Array, params: EnvParams) -> tuple[Observation, EnvState]:
+        state = self.initial_state(params)
+        return self.get_obs(state, params), state
+
+    def initial_state(self, params: EnvParams) -> EnvState:
+        """Empty cluster, positioned at the first create (earlier deletes are no-ops)."""
+        requests = params.requests
+        length = requests.length
+        state = EnvState(
+            time=jnp.int32(0), pos=jnp.int32(-1),
+            cpu=jnp.full((self.num_pms, 2), params.numa_cpu, jnp.float32),
+            mem=jnp.full((self.num_pms, 2), params.numa_mem, jnp.float32),
+            placed_pm=jnp.full((length,), -1, jnp.int32),
+            taken_cpu=jnp.zeros((length, 2), jnp.float32), taken_mem=jnp.zeros((length, 2), jnp.float32),
+            placed=jnp.int32(0), requests=requests)
+        return self._advance(state)
+
+    def step_env(self, key: jax.Array, state: EnvState, action: Any, params: EnvParams):
+        state, reward, terminated, info = self.transition(state, action, params)
+        return self.get_obs(state, params), state, reward, terminated, info
+
+    def transition(self, state: EnvState, action: Any, params: EnvParams):
+        """``(state, reward, terminated, info)``; deterministic (all randomness is in the trace)."""
+        action = jnp.asarray(action, jnp.int32)
+        mask = self.feasible(state, params)
+        valid = (action >= 0) & (action < self.num_actions) & mask[jnp.clip(action, 0, self.num_actions - 1)]
+        placed_state = self._advance(self._place(state, action, params))
+        next_state = select_state(valid, placed_state, state).replace(time=state.time + 1)
+        allocation = self.cpu_allocation(next_state, params)
+        if self.reward_kind == "placement":
+            reward = valid.astype(jnp.float32)
+        else:
+            reward = jnp.where(valid, allocation, 0.0).astype(jnp.float32)
+        terminated = ~valid | ~jnp.any(self.feasible(next_state, params))
+        info = {"placed": valid, "cpu_allocation": allocation}
+        return next_state, reward, terminated, info
+
+    def is_truncated(self, state: EnvState, params: EnvParams) -> jax.Array:
+        return state.time >= params.max_steps_in_episode
+
+    def cpu_allocation(self, state: EnvState, params: EnvParams) -> jax.Array:
+        """1 − Σ remaining cpu / total cpu."""
+        return 1.0 - jnp.sum(state.cpu) / (2 * self.num_pms * params.numa_cpu)
+
+    def _request(self, state: EnvState, params: EnvParams):
+        """(cpu, mem, is_double, exists) of the create at ``state.pos``."""
+        requests = state.requests
+        row = jnp.clip(state.pos, 0, requests.length - 1)
+        exists = (state.pos >= 0) & (state.pos < requests.length)
+        cpu = jnp.where(exists, requests.cpu[row], 0.0)
+        mem = jnp.where(exists, requests.mem[row], 0.0)
+        double = (mem > params.double_mem_above) | (cpu >= params.double_cpu_from)
+        return cpu, mem, double & exists, exists
+
+    def _demand(self, state: EnvState, params: EnvParams):
+        """float32[N·2 actions, 2 NUMAs] cpu and mem each action takes from the PM's two NUMAs."""
+        cpu, mem, double, _ = self._request(state, params)
+        numa = jnp.arange(self.num_actions) % 2
+        share = jnp.where(double, jnp.full((self.num_actions, 2), 0.5),
+                          jax.nn.one_hot(numa, 2, dtype=jnp.float32))
+        return share * cpu, share * mem
+
+    def feasible(self, state: EnvState, params: EnvParams) -> jax.Array:
+        """bool[2N]: the action's NUMA (a double VM: both NUMAs of its PM) can take the demand."""
+        _, _, _, exists = self._request(state, params)
+        need_cpu, need_mem = self._demand(state, params)
+        pm = jnp.arange(self.num_actions) // 2
+        fits = jnp.all((state.cpu[pm] >= need_cpu) & (state.mem[pm] >= need_mem), axis=-1)
+        return fits & exists
+
+    def _place(self, state: EnvState, action, params: EnvParams) -> EnvState:
+        action = jnp.clip(action, 0, self.num_actions - 1)
+        need_cpu, need_mem = self._demand(state, params)
+        pm, row = action // 2, state.pos
+        return state.replace(
+            cpu=state.cpu.at[pm].add(-need_cpu[action]), mem=state.mem.at[pm].add(-need_mem[action]),
+            placed_pm=state.placed_pm.at[row].set(pm), taken_cpu=state.taken_cpu.at[row].set(need_cpu[action]),
+            taken_mem=state.taken_mem.at[row].set(need_mem[action]), placed=state.placed + 1)
+
+    def _advance(self, state: EnvState) -> EnvState:
+        """Moves past ``pos``, applying deletes, and stops at the next valid create (or the end)."""
+        requests = state.requests
+        length = requests.length
+
+        def at_create(pos):
+            row = jnp.clip(pos, 0, length - 1)
+            return (pos >= length) | (requests.valid[row] & (requests.kind[row] == CREATE))
+
+        def body(state):
+            pos = state.pos + 1
+            row = jnp.clip(pos, 0, length - 1)
+            partner = requests.partner[row]
+            created = jnp.clip(partner, 0, length - 1)
+            pm = state.placed_pm[created]
+            free = ((pos < length) & requests.valid[row] & (requests.kind[row] == DELETE)
+                    & (partner >= 0) & (pm >= 0))
+            pm = jnp.maximum(pm, 0)
+            return state.replace(
+                pos=pos,
+                cpu=state.cpu.at[pm].add(jnp.where(free, state.taken_cpu[created], 0.0)),
+                mem=state.mem.at[pm].add(jnp.where(free, state.taken_mem[created], 0.0)),
+                placed_pm=state.placed_pm.at[created].set(jnp.where(free, -1, state.placed_pm[created])))
+
+        state = jax.lax.while_loop(lambda s: ~at_create(s.pos + 1), body, state)
+        return state.replace(pos=state.pos + 1)
+
+    # ------------------------------------------------------------------ observation
+    def get_obs(self, state: EnvState, params: EnvParams | None = None, key=None) -> Observation:
+        cpu, mem, double, _ = self._request(state, params)
+        request = jnp.stack([cpu / params.numa_cpu, mem / params.numa_mem, double.astype(jnp.float32)])
+        cluster = jnp.concatenate([state.cpu / params.numa_cpu, state.mem / params.numa_mem], axis=-1)
+        features = jnp.concatenate([cluster, jnp.broadcast_to(request, (self.num_pms, 3))], axis=-1)
+        return Observation(features=features.astype(jnp.float32), action_mask=self.feasible(state, params),
+                           cpu=state.cpu, mem=state.mem, request_cpu=cpu, request_mem=mem, is_double=double,
+                           numa_cpu=jnp.float32(params.numa_cpu), numa_mem=jnp.float32(params.numa_mem))
+
+    # ------------------------------------------------------------------ spaces
+    def action_space(self, params: EnvParams | None = None) -> spaces.Discrete:
+        return spaces.Discrete(self.num_actions)
+
+    def observation_space(self, params: EnvParams | None = None) -> spaces.Dict:
+        n = self.num_pms
+        return spaces.Dict({
+            "features": spaces.Box(0.0, 1e4, (n, NUM_FEATURES), jnp.float32),
+            "action_mask": spaces.Box(0, 1, (2 * n,), jnp.bool_),
+            "cpu": spaces.Box(0.0, 1e4, (n, 2), jnp.float32),
+            "mem": spaces.Box(0.0, 1e6, (n, 2), jnp.float32),
+        })
