@@ -21,6 +21,8 @@ import jax.numpy as jnp
 from flax import struct
 from gymnax.environments import environment, spaces
 
+from jaxsched.envs.common import select_fields
+
 from jaxsched.jobset import Jobset
 
 REWARDS = ("slowdown", "completion_time", "utilisation", "makespan")
@@ -66,10 +68,7 @@ class Observation:
 
 def select_state(pred: jax.Array, on_true: EnvState, on_false: EnvState) -> EnvState:
     """``where(pred, on_true, on_false)`` field by field, sharing the (never changing) jobset."""
-    jobset = on_false.jobset
-    chosen = jax.tree.map(lambda a, b: jnp.where(pred, a, b), on_true.replace(jobset=None),
-                          on_false.replace(jobset=None))
-    return chosen.replace(jobset=jobset)
+    return select_fields(pred, on_true, on_false, "jobset")
 
 
 class DeepRM(environment.Environment[EnvState, EnvParams]):

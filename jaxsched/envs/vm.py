@@ -30,6 +30,7 @@ import jax.numpy as jnp
 from flax import struct
 from gymnax.environments import environment, spaces
 
+from jaxsched.envs.common import select_fields
 from jaxsched.workloads.vm_trace import CREATE, DELETE, VmRequests
 
 REWARDS = ("placement", "allocation")
@@ -76,10 +77,7 @@ class Observation:
 
 def select_state(pred: jax.Array, on_true: EnvState, on_false: EnvState) -> EnvState:
     """``where(pred, on_true, on_false)`` field by field, sharing the (never changing) requests."""
-    requests = on_false.requests
-    chosen = jax.tree.map(lambda a, b: jnp.where(pred, a, b), on_true.replace(requests=None),
-                          on_false.replace(requests=None))
-    return chosen.replace(requests=requests)
+    return select_fields(pred, on_true, on_false, "requests")
 
 
 class VmPlacement(environment.Environment[EnvState, EnvParams]):
