@@ -27,8 +27,8 @@ import jax.numpy as jnp
 import numpy as np
 from tqdm import tqdm
 
+from jaxsched.algos import ALGORITHMS
 from jaxsched.algos.behaviour_cloning import BCConfig, train_behaviour_cloning
-from jaxsched.algos.reinforce import ReinforceConfig, make_train
 from jaxsched.checkpoint import (CheckpointError, Checkpointer, check_same_config, read_run_config,
                                  write_run_config)
 from jaxsched.config import ConfigError, build_config, load_config, to_dict
@@ -41,7 +41,8 @@ TIMING_COLUMNS = ("steps_per_s", "wall_s")
 
 @dataclasses.dataclass(frozen=True)
 class TrainConfig:
-    """One experiment. ``reinforce`` and ``bc`` hold the fields of ``ReinforceConfig`` / ``BCConfig``."""
+    """One experiment. ``algo`` names a learner of ``jaxsched.algos.ALGORITHMS``; the mapping of the
+    same name (``reinforce``, ...) holds its config fields; ``bc`` those of ``BCConfig``."""
 
     env: str = "deeprm"
     env_options: dict = dataclasses.field(default_factory=dict)  # jaxsched.make overrides (load, ...)
@@ -50,7 +51,7 @@ class TrainConfig:
     seeds: list[int] = dataclasses.field(default_factory=lambda: [0])
     reinforce: dict = dataclasses.field(default_factory=dict)
     bc: dict | None = None  # behaviour-cloning pre-training on SJF labels; null = none
-    jobsets_seed: int = 12345  # the fixed training jobsets (when reinforce.resample_jobsets is false)
+    jobsets_seed: int = 12345  # fixed training data (e.g. jobsets when reinforce.resample_jobsets is false)
     chunk: int = 10  # iterations per jitted call (logging granularity)
     checkpoint_every: int = 50
     eval_jobsets: int = 20  # held-out jobsets for the final evaluation
@@ -58,8 +59,10 @@ class TrainConfig:
     baselines: list[str] = dataclasses.field(default_factory=lambda: ["sjf", "packer", "tetris", "random"])
 
     def __post_init__(self):
-        if self.algo != "reinforce":
-            raise ValueError(f"unknown algo {self.algo!r}; available: reinforce")
+        if self.algo not in ALGORITHMS:
+            raise ValueError(f"unknown algo {self.algo!r}; available: {', '.join(sorted(ALGORITHMS))}")
+        if self.bc is not None and not ALGORITHMS[self.algo].supports_bc:
+            raise ValueError(f"behaviour cloning (bc) does not apply to algo {self.algo!r}")
         for name in ("iterations", "chunk", "checkpoint_every", "eval_jobsets"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
@@ -69,8 +72,9 @@ class TrainConfig:
         if not self.seeds or len(set(self.seeds)) != len(self.seeds):
             raise ValueError(f"seeds must be a non-empty list of distinct integers, got {self.seeds}")
 
-    def reinforce_config(self) -> ReinforceConfig:
-        return build_config(ReinforceConfig, self.reinforce)
+    def algo_config(self):
+        """The learner's typed config, from the mapping named like ``algo``."""
+        return build_config(ALGORITHMS[self.algo].config_cls, getattr(self, self.algo))
 
     def bc_config(self) -> BCConfig | None:
         return None if self.bc is None else build_config(BCConfig, self.bc)
@@ -82,7 +86,7 @@ class Experiment:
 
     config: TrainConfig
     variant: object
-    algo: ReinforceConfig
+    algo: object  # the learner's typed config
     init_fn: object
     update_fn: object
 
@@ -90,13 +94,12 @@ class Experiment:
     def from_config(cls, config: TrainConfig) -> "Experiment":
         try:
             variant = build(config.env, **config.env_options)
-            algo = config.reinforce_config()
+            algo = config.algo_config()
             config.bc_config()
         except (ValueError, TypeError) as error:
             raise ConfigError(str(error)) from None
-        fixed = None if algo.resample_jobsets else generate_many(
-            jax.random.PRNGKey(config.jobsets_seed), variant.workload, algo.num_jobsets)
-        init_fn, update_fn = make_train(variant.env, variant.params, variant.workload, algo, fixed)
+        init_fn, update_fn = ALGORITHMS[config.algo].make_train(variant, algo,
+                                                                jax.random.PRNGKey(config.jobsets_seed))
         return cls(config, variant, algo, init_fn, update_fn)
 
     def initial_states(self, log=print):
@@ -222,9 +225,7 @@ def run(config: TrainConfig, out: Path, resume: bool = False, log=print) -> Path
 
 
 def trained_policies(experiment: Experiment, params, greedy: bool):
-    from jaxsched.algos.reinforce import policy_from
-
-    return policy_from(experiment.algo, experiment.variant.env, params, greedy)
+    return ALGORITHMS[experiment.config.algo].policy_from(experiment.algo, experiment.variant.env, params, greedy)
 
 
 def evaluate_run(experiment: Experiment, states, out: Path, log=print) -> dict:

@@ -13,7 +13,7 @@ CONFIGS = sorted((Path(__file__).resolve().parents[1] / "configs").glob("*.yaml"
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
 def test_config_is_valid(path):
     config = load_config(TrainConfig, path)
-    config.reinforce_config()
+    config.algo_config()
     config.bc_config()
     from jaxsched.registry import build
 

@@ -105,7 +105,7 @@ def test_nan_stops_and_keeps_last_good_checkpoint(tmp_path, monkeypatch, capsys)
     ({"reinforce": {"nope": 1}}, "unknown config key(s) nope"),
     ({"env_options": {"num_slotz": 3}}, "unknown option(s) num_slotz"),
     ({"chunk": 3, "checkpoint_every": 4}, "multiple of chunk"),
-    ({"algo": "dqn"}, "unknown algo"),
+    ({"algo": "nope"}, "unknown algo"),
 ])
 def test_config_errors_are_clear(values, message, tmp_path, capsys):
     config = tmp_path / "bad.yaml"

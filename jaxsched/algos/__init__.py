@@ -1,1 +1,43 @@
-"""Learning algorithms: REINFORCE (DeepRM, DeepRM2) and behaviour cloning from a heuristic."""
+"""Learning algorithms behind one interface, so ``python -m jaxsched.train`` runs any of them.
+
+An :class:`Algorithm` is three functions in the PureJaxRL shape (static config in, pure functions
+out):
+
+- ``make_train(variant, config, data_key) -> (init_fn, update_fn)`` where
+  ``init_fn(key, initial_params=None) -> state`` (a pytree with ``params`` and ``iteration``) and
+  ``update_fn(state) -> (state, metrics)`` is one jittable iteration; ``metrics`` is a dict of
+  scalars holding at least ``loss`` and ``decisions`` (env steps taken in the iteration).
+  ``data_key`` draws any fixed training data (e.g. DeepRM's fixed jobsets).
+- ``policy_from(config, env, params, greedy) -> policy(key, obs) -> action``, the heuristics'
+  signature, for evaluation.
+
+``TrainConfig.<name>`` (a mapping in the YAML) holds the fields of ``config_cls``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+from jaxsched.algos import reinforce
+
+
+@dataclasses.dataclass(frozen=True)
+class Algorithm:
+    config_cls: type
+    make_train: Callable
+    policy_from: Callable
+    supports_bc: bool = False  # behaviour-cloning pre-training can supply its initial params
+
+
+def _reinforce_make_train(variant, config: reinforce.ReinforceConfig, data_key):
+    from jaxsched.workloads.deeprm import generate_many
+
+    fixed = None if config.resample_jobsets else generate_many(data_key, variant.workload, config.num_jobsets)
+    return reinforce.make_train(variant.env, variant.params, variant.workload, config, fixed)
+
+
+ALGORITHMS: dict[str, Algorithm] = {
+    "reinforce": Algorithm(reinforce.ReinforceConfig, _reinforce_make_train, reinforce.policy_from,
+                           supports_bc=True),
+}
