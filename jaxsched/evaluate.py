@@ -1,7 +1,7 @@
 """Evaluate schedulers on generated or file jobsets.
 
     python -m jaxsched.evaluate --env deeprm --policies sjf,packer,tetris,random \
-        [--loads 0.1:1.9:0.2] [--jobsets N] [--seeds 0:10] [--jobsets-file FILE.csv] \
+        [--loads 0.1:1.9:0.2] [--jobsets N] [--seeds 0:10] [--reference-rng] [--jobsets-file FILE.csv] \
         [--per-job OUT.csv] [--summary OUT.json]
 
 Every jobset runs to the end of its episode (all_done or a cap); the summary counts finished,
@@ -26,6 +26,7 @@ from jaxsched.metrics import job_table, summarize
 from jaxsched.registry import build, registered
 from jaxsched.rollout import make_evaluator, with_jobsets
 from jaxsched.workloads.deeprm import generate_many
+from jaxsched.workloads.deeprm_reference import reference_jobsets
 from jaxsched.workloads.jobset_csv import JobsetFileError, read_jobsets
 
 PER_JOB_COLUMNS = ("policy", "jobset", "job", "arrival", "duration", "start", "finish", "slowdown", "status")
@@ -128,6 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seeds", help="several seeds: a:b or a,b,c (overrides --seed)")
     parser.add_argument("--rollouts", type=int, default=1, help="rollouts per jobset (stochastic policies)")
     parser.add_argument("--jobsets-file", type=Path, help="CSV jobsets instead of generated ones")
+    parser.add_argument("--reference-rng", action="store_true",
+                        help="draw each seed's jobsets with the reference DeepRM code's numpy generator "
+                             "(the same jobsets as numbers measured on the reference)")
     parser.add_argument("--num-slots", type=int)
     parser.add_argument("--capacity", type=int)
     parser.add_argument("--horizon", type=int)
@@ -146,6 +150,8 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
         raise UsageError("--jobsets and --rollouts must be >= 1")
     if args.jobsets_file and args.loads:
         raise UsageError("--loads generates jobsets; it cannot be combined with --jobsets-file")
+    if args.jobsets_file and args.reference_rng:
+        raise UsageError("--reference-rng generates jobsets; it cannot be combined with --jobsets-file")
     base, extra_policies, feature_shape = _checkpoint_policies(args, extra_policies)
     args.env = args.env or "deeprm"
     overrides = base | {k: v for k, v in {"num_slots": args.num_slots, "capacity": args.capacity,
@@ -179,8 +185,12 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
             seeds, jobsets_per_seed = [args.seed], jobsets.arrival.shape[0]
         else:
             jobsets_per_seed = args.jobsets
-            keys = [jax.random.PRNGKey(s) for s in seeds]
-            batches = [generate_many(k, variant.workload, args.jobsets) for k in keys]
+            try:
+                batches = [reference_jobsets(s, variant.workload, args.jobsets) if args.reference_rng
+                           else generate_many(jax.random.PRNGKey(s), variant.workload, args.jobsets)
+                           for s in seeds]
+            except ValueError as error:
+                raise UsageError(str(error)) from None
             jobsets = jax.tree.map(lambda *xs: np.concatenate(xs), *batches)
         key = jax.random.fold_in(jax.random.PRNGKey(seeds[0]), 1)
         tables = evaluate_jobsets(variant, policies, jobsets, key, args.rollouts)

@@ -58,6 +58,8 @@ def test_jobsets_file(tmp_path):
     (["--jobsets", "0"], "--jobsets and --rollouts must be >= 1"),
     (["--policies", "tetris:2"], "knob must lie in [0, 1]"),
     (["--num-slots", "0"], "num_slots must be >= 1"),
+    (["--env", "deeprm2", "--reference-rng"], "Bernoulli arrivals only"),
+    (["--reference-rng", "--jobsets-file", "x.csv"], "cannot be combined"),
 ])
 def test_bad_input_is_a_clear_error(argv, message, capsys):
     assert main(argv) == 2
