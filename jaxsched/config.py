@@ -7,12 +7,16 @@ the key, the expected type and the value. Nested dicts (``env.load=0.9``) addres
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 import typing
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+
+_FLOAT_LITERAL = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 
 
 class ConfigError(ValueError):
@@ -46,6 +50,8 @@ def _check_type(key: str, value: Any, annotation: Any) -> Any:
         return type(value)(_check_type(f"{key}[]", v, inner) for v in value) if origin is list or \
             annotation is list else tuple(_check_type(f"{key}[]", v, inner) for v in value)
     if annotation is float:
+        if isinstance(value, str) and _FLOAT_LITERAL.fullmatch(value.strip()):
+            return float(value)  # YAML 1.1 (PyYAML) reads 1e-4, without a dot, as a string
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ConfigError(f"{key}: expected a number, got {value!r}")
         return float(value)

@@ -24,3 +24,14 @@ def test_config_is_valid(path):
 def test_the_readme_configs_exist():
     names = {p.stem for p in CONFIGS}
     assert {"quickstart", "deeprm_slowdown", "deeprm_completion", "deeprm2_cnn_bc", "deeprm_off"} <= names
+
+
+def test_exponent_floats_without_a_dot_are_numbers():
+    """PyYAML reads ``1e-4`` (no dot) as a string; a float field still takes it as a number."""
+    from jaxsched.algos.reinforce import ReinforceConfig
+    from jaxsched.config import ConfigError, build_config
+
+    assert build_config(ReinforceConfig, {"lr": "3e-4"}, ["value_lr=1e-4"]).value_lr == 1e-4
+    assert build_config(ReinforceConfig, {"lr": "3e-4"}).lr == 3e-4
+    with pytest.raises(ConfigError, match="expected a number"):
+        build_config(ReinforceConfig, {}, ["lr=fast"])
