@@ -30,6 +30,7 @@ class Trajectory:
     valid: jax.Array  # bool[L, *batch]: the decision was taken before the episode ended
     final_state: object  # env state [*batch] at the episode's end (or after L decisions)
     terminated: jax.Array  # bool[*batch]: ended by the env's termination within L decisions
+    extra: object = None  # [L, *batch, ...] what ``record(obs, action)`` kept, for analyses
 
 
 @struct.dataclass
@@ -40,7 +41,7 @@ class _Carry:
     terminated: jax.Array
 
 
-def _decide(env, policy: Callable):
+def _decide(env, policy: Callable, record_extra: Callable | None = None):
     """One decision of one episode: record it, then advance unless the episode already ended."""
 
     def decide(carry: _Carry, key: jax.Array, env_params):
@@ -50,7 +51,7 @@ def _decide(env, policy: Callable):
         next_obs, next_state, reward, done, _ = env.step_env(env_key, state, action, env_params)
         ended = done | env.is_truncated(next_state, env_params)
         record = (obs.features, obs.action_mask, action, jnp.where(alive, reward, 0.0).astype(jnp.float32),
-                  alive)
+                  alive, None if record_extra is None else record_extra(obs, action))
         obs = jax.tree.map(lambda new, old: jnp.where(alive, new, old), next_obs, obs)
         state = select_state(alive, next_state, state)
         return _Carry(obs, state, alive & ~ended, carry.terminated | (alive & done)), record
@@ -64,9 +65,9 @@ def _start(env, key, env_params) -> _Carry:
 
 
 def _finish(carry: _Carry, records) -> Trajectory:
-    features, mask, action, reward, valid = records
+    features, mask, action, reward, valid, extra = records
     return Trajectory(features=features, action_mask=mask, action=action, reward=reward, valid=valid,
-                      final_state=carry.state, terminated=carry.terminated)
+                      final_state=carry.state, terminated=carry.terminated, extra=extra)
 
 
 def collect(env, env_params, policy: Callable, key: jax.Array, length: int) -> Trajectory:
@@ -79,13 +80,14 @@ def collect(env, env_params, policy: Callable, key: jax.Array, length: int) -> T
 
 
 def collect_batch(env, batched_params, policy: Callable, key: jax.Array, num_rollouts: int,
-                  length: int) -> Trajectory:
+                  length: int, record_extra: Callable | None = None) -> Trajectory:
     """Trajectories with per-step arrays ``[L, J, N, ...]`` and final states ``[J, N]``: N rollouts on
-    each of the J jobsets in ``batched_params`` (see ``jaxsched.rollout.with_jobsets``)."""
+    each of the J jobsets in ``batched_params`` (see ``jaxsched.rollout.with_jobsets``).
+    ``record_extra(obs, action)`` adds a pytree per decision to ``Trajectory.extra``."""
     num_jobsets = batched_params.jobset.arrival.shape[0]
     reset_key, scan_key = jax.random.split(key)
     grid_keys = lambda k: jax.random.split(k, (num_jobsets, num_rollouts))
-    decide = jax.vmap(jax.vmap(_decide(env, policy), in_axes=(0, 0, None)))  # rollouts share params
+    decide = jax.vmap(jax.vmap(_decide(env, policy, record_extra), in_axes=(0, 0, None)))  # rollouts share params
     start = jax.vmap(lambda keys, p: jax.vmap(lambda k: _start(env, k, p))(keys))(grid_keys(reset_key),
                                                                                   batched_params)
     carry, records = jax.lax.scan(lambda c, k: decide(c, grid_keys(k), batched_params), start,
