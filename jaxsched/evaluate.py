@@ -174,7 +174,7 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
     summary, per_job, rows = {}, [], []
     for load in loads:
         try:
-            variant = build(args.env, **overrides, **({"load": load} if load is not None else {}))
+            variant = build(args.env, **(overrides | ({"load": load} if load is not None else {})))
         except (ValueError, TypeError) as error:
             raise UsageError(str(error)) from None
         if feature_shape is not None and variant.env.feature_shape() != feature_shape:

@@ -135,3 +135,16 @@ def test_evaluate_accepts_checkpoint(full_run, tmp_path):
     stats = json.loads(summary.read_text())
     assert {"sjf", "checkpoint", "checkpoint-sampled"} == set(stats)
     assert stats["checkpoint"]["jobs"] == stats["sjf"]["jobs"]
+
+
+def test_evaluate_checkpoint_over_loads(full_run, tmp_path):
+    """The checkpoint's own load is replaced by each swept load (DeepRM Fig. 4 with a trained policy)."""
+    from jaxsched.evaluate import main as evaluate_main
+
+    summary = tmp_path / "s.json"
+    assert evaluate_main(["--checkpoint", str(full_run), "--policies", "sjf,checkpoint-sampled", "--loads", "0.4,1.2",
+                          "--jobsets", "2", "--summary", str(summary), "--results-dir", str(tmp_path)]) == 0
+    stats = json.loads(summary.read_text())
+    assert set(stats) == {"0.4", "1.2"}
+    assert stats["0.4"]["sjf"]["jobs"] < stats["1.2"]["sjf"]["jobs"]  # more load, more jobs
+    assert (tmp_path / "deeprm_slowdown_vs_load.png").exists()
