@@ -59,7 +59,7 @@ class EnvState(environment.EnvState):
     slots: jax.Array  # int32[M] job index per visible slot, -1 when empty
     backlog: jax.Array  # int32[B] FIFO of job indices, -1 past backlog_len
     backlog_len: jax.Array  # int32
-    used: jax.Array  # int32[T, d] units in use at clock + row
+    used: jax.Array  # int32[G, d] units in use at clock + row; G = max(T, max_job_len) (env.grid_len)
     since_arrival: jax.Array  # int32 time steps since the last arrival
     at_submit: jax.Array  # int32[J, 3] queue size, queued work (duration x procs), free procs, taken
     # when the job arrived (the "bracis" observation's per-job snapshot)
