@@ -91,9 +91,11 @@ def test_bracis_empty_slot_is_all_zeros(kit):
 
 
 def test_bracis_length_does_not_depend_on_cluster_size():
-    shapes = {build(f"bracis-{i}").env.feature_shape() for i in range(1, len(BRACIS_SCENARIOS) + 1)}
-    assert shapes == {(2 * 20 + 7 * 10 + 8,)}
-    assert build("bracis-1", num_res=2).env.feature_shape() == (2 * 20 * 2 + 7 * 10 + 8,)
+    sized = lambda procs, length, size, num_res=1: DeepRM(capacity=procs, max_job_len=length, max_job_size=size,
+                                                          num_res=num_res, allocation="fits_now",
+                                                          observation="bracis")
+    assert {sized(*scenario).feature_shape() for scenario in BRACIS_SCENARIOS} == {(2 * 20 + 7 * 10 + 8,)}
+    assert sized(10, 15, 10, num_res=2).feature_shape() == (2 * 20 * 2 + 7 * 10 + 8,)
 
 
 def test_bracis_rejects_more_than_two_resources():
