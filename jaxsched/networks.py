@@ -59,6 +59,29 @@ class DeepRM2CNN(nn.Module):
         return nn.Dense(self.num_actions, kernel_init=_small_normal, bias_init=nn.initializers.zeros)(x)
 
 
+class ActorCritic(nn.Module):
+    """The MDP-design paper's PPO network: flattened features -> ``layers`` x Dense(hidden) tanh,
+    shared by a policy head (logits) and a value head (Stable-Baselines3's shared ``[64, 64]``).
+
+    Orthogonal initialisation as SB3 (gain sqrt(2) in the torso, 0.01 for the logits so the initial
+    policy is near uniform, 1 for the value). Returns ``(logits, value)``."""
+
+    num_actions: int
+    hidden: int = 64
+    layers: int = 2
+
+    @nn.compact
+    def __call__(self, features: jax.Array) -> tuple[jax.Array, jax.Array]:
+        x = jnp.reshape(features, (-1,)).astype(jnp.float32)
+        for _ in range(self.layers):
+            x = jnp.tanh(nn.Dense(self.hidden, kernel_init=nn.initializers.orthogonal(jnp.sqrt(2.0)),
+                                  bias_init=nn.initializers.zeros)(x))
+        logits = nn.Dense(self.num_actions, kernel_init=nn.initializers.orthogonal(0.01),
+                          bias_init=nn.initializers.zeros)(x)
+        value = nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0), bias_init=nn.initializers.zeros)(x)
+        return logits, value[0]
+
+
 class ValueNetwork(nn.Module):
     """A learned baseline V(s, t) (DeepRM's stated future work instead of the time baseline).
 
@@ -109,10 +132,12 @@ def apply_batched(network: nn.Module, params, features: jax.Array, batch_ndim: i
 
 
 def make_policy_fn(network: nn.Module, params, greedy: bool = False) -> Callable:
-    """``policy(key, obs) -> int32 action``: a sample of the masked softmax, or its argmax."""
+    """``policy(key, obs) -> int32 action``: a sample of the masked softmax, or its argmax.
+    An actor-critic network's value output is ignored."""
 
     def policy(key: jax.Array, obs) -> jax.Array:
-        logits = masked_logits(network.apply(params, obs.features), obs.action_mask)
+        outputs = network.apply(params, obs.features)
+        logits = masked_logits(outputs[0] if isinstance(outputs, tuple) else outputs, obs.action_mask)
         if greedy:
             return jnp.argmax(logits).astype(jnp.int32)
         return jax.random.categorical(key, logits).astype(jnp.int32)

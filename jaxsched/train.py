@@ -50,6 +50,7 @@ class TrainConfig:
     iterations: int = 100
     seeds: list[int] = dataclasses.field(default_factory=lambda: [0])
     reinforce: dict = dataclasses.field(default_factory=dict)
+    ppo: dict = dataclasses.field(default_factory=dict)
     bc: dict | None = None  # behaviour-cloning pre-training on SJF labels; null = none
     jobsets_seed: int = 12345  # fixed training data (e.g. jobsets when reinforce.resample_jobsets is false)
     chunk: int = 10  # iterations per jitted call (logging granularity)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Callable
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -80,6 +81,16 @@ def make_jobset() -> Callable[..., Jobset]:
 
 def to_numpy(tree):
     return jax.tree.map(np.asarray, tree)
+
+
+def run_actions(kit: Kit, params: EnvParams, actions) -> list:
+    """[(state, reward, terminated, info)] as numpy after each action, from the initial state."""
+    state = kit.initial_state(params)
+    out = []
+    for a in actions:
+        state, reward, terminated, info = kit.transition(state, jnp.int32(a), params)
+        out.append(to_numpy((state, reward, terminated, info)))
+    return out
 
 
 @pytest.fixture(scope="session")

@@ -139,6 +139,23 @@ def test_to_jobsets_hand_computed():
     np.testing.assert_array_equal(np.asarray(fine.duration)[0], [600, 10, 610, 6000, 50])
 
 
+def test_memory_becomes_a_second_resource():
+    """Memory is KB per processor in SWF: units = ceil(procs x KB / unit); unknown memory is 0 units."""
+    trace = toy_trace()
+    trace.memory = np.array([100, -1, 50, 200, 10])
+    with pytest.warns(UserWarning, match="1 of 5 jobs have unknown memory"):
+        jobset = to_jobsets(trace, num_procs=9, quantum=60, window=5, memory_unit_kb=64)
+    # 2 x 100 / 64 = 3.1 -> 4; unknown -> 0; 9 x 50 / 64 = 7.03 -> 8; 200 / 64 -> 4; 30 / 64 -> 1
+    np.testing.assert_array_equal(np.asarray(jobset.demand)[0], [[2, 4], [4, 0], [9, 8], [1, 4], [3, 1]])
+    with pytest.warns(UserWarning), pytest.raises(ValueError, match=r"jobs 13 need more than num_procs=9 memory units"):
+        to_jobsets(trace, num_procs=9, quantum=60, window=5, memory_unit_kb=40)  # 9 x 50 / 40 -> 12 units
+    with pytest.warns(UserWarning):
+        clamped = to_jobsets(trace, num_procs=9, quantum=60, window=5, memory_unit_kb=40, oversized="clamp")
+    np.testing.assert_array_equal(np.asarray(clamped.demand)[0, 2], [9, 9])
+    with pytest.raises(ValueError, match="memory_unit_kb must be > 0"):
+        to_jobsets(trace, num_procs=9, quantum=60, window=5, memory_unit_kb=0)
+
+
 def test_to_jobsets_window_count():
     assert to_jobsets(toy_trace(), num_procs=9, quantum=1, window=2, num_windows=1).arrival.shape == (1, 2)
     with pytest.raises(ValueError, match="toy.swf: 5 jobs make 2 full windows of 2 jobs; cannot cut 3"):

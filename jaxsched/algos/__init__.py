@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
-from jaxsched.algos import reinforce
+from jaxsched.algos import ppo, reinforce
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,7 +37,15 @@ def _reinforce_make_train(variant, config: reinforce.ReinforceConfig, data_key):
     return reinforce.make_train(variant.env, variant.params, variant.workload, config, fixed)
 
 
+def _ppo_make_train(variant, config: ppo.PPOConfig, data_key):
+    from jaxsched.workloads.deeprm import generate_many
+
+    fixed = None if config.resample_jobsets else generate_many(data_key, variant.workload, config.num_jobsets)
+    return ppo.make_train(variant.env, variant.params, variant.workload, config, fixed)
+
+
 ALGORITHMS: dict[str, Algorithm] = {
     "reinforce": Algorithm(reinforce.ReinforceConfig, _reinforce_make_train, reinforce.policy_from,
                            supports_bc=True),
+    "ppo": Algorithm(ppo.PPOConfig, _ppo_make_train, ppo.policy_from),
 }

@@ -6,6 +6,13 @@ the horizon without advancing time, anything else ("move on") advances the clock
 new arrivals in and pays the reward. Jobs arriving when slots and backlog are full are *counted* as
 dropped (the reference loses them silently).
 
+The MDP-design options of Casagrande et al. (BRACIS'21; ``../shared/spec/mdp-variants.md``) are
+static constructor arguments of the same environment: ``observation="bracis"`` (the paper's compact
+state, whose length does not depend on the cluster size), ``stepping="event"`` (a semi-MDP that asks
+the agent only when a visible job fits now; ``info["elapsed_ticks"]`` says how much time passed),
+``reward_jobs="visible"`` (the slowdown reward over the visible slots only, so |r| <= M) and
+``allocation="fits_now"`` (no future starts; it also allows jobs longer than the horizon).
+
 The environment object holds only static configuration (shapes, reward and observation kinds);
 the jobset is data in ``EnvParams`` so one jobset can be replayed by N rollouts and ``vmap`` runs
 over jobsets. Gymnax contract: ``reset(key, params)`` / ``step(key, state, action, params)`` with
@@ -27,8 +34,10 @@ from jaxsched.jobset import Jobset
 
 REWARDS = ("slowdown", "completion_time", "utilisation", "makespan")
 TERMINATIONS = ("all_done", "no_new_job")
-OBSERVATIONS = ("image", "compact", "none")
+OBSERVATIONS = ("image", "compact", "bracis", "none")
 ALLOCATIONS = ("earliest_fit", "fits_now")
+STEPPINGS = ("time", "event")
+REWARD_JOBS = ("all", "visible")
 
 
 @struct.dataclass
@@ -37,6 +46,7 @@ class EnvParams(environment.EnvParams):
     simu_len: int = 50  # arrivals happen before this time step; all_done waits at least this long
     max_time: int = 1000  # clock cap: the episode is truncated after this many move-ons
     max_steps_in_episode: int = 100_000  # decision cap (gymnax's truncation counter)
+    gamma: float = 1.0  # stepping="event": discount of the ticks skipped within one transition
 
 
 @struct.dataclass
@@ -49,15 +59,17 @@ class EnvState(environment.EnvState):
     slots: jax.Array  # int32[M] job index per visible slot, -1 when empty
     backlog: jax.Array  # int32[B] FIFO of job indices, -1 past backlog_len
     backlog_len: jax.Array  # int32
-    used: jax.Array  # int32[T, d] units in use at clock + row
+    used: jax.Array  # int32[G, d] units in use at clock + row; G = max(T, max_job_len) (env.grid_len)
     since_arrival: jax.Array  # int32 time steps since the last arrival
+    at_submit: jax.Array  # int32[J, 3] queue size, queued work (duration x procs), free procs, taken
+    # when the job arrived (the "bracis" observation's per-job snapshot)
 
 
 @struct.dataclass
 class Observation:
     """What a policy sees: the network features, the action mask and the slot view heuristics use."""
 
-    features: jax.Array  # image [T, W], compact vector, or empty
+    features: jax.Array  # image [T, W], compact or bracis vector, or empty
     action_mask: jax.Array  # bool[M+1]: slot holds a job that fits in the horizon; void always valid
     fits_now: jax.Array  # bool[M]: the job can start at the current time step
     slot_job: jax.Array  # int32[M] job index (arrival order), -1 when empty
@@ -87,29 +99,46 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
         termination: str = "all_done",
         observation: str = "image",
         allocation: str = "earliest_fit",
+        stepping: str = "time",
+        reward_jobs: str = "all",
+        time_limit: int = 100,
     ):
+        """``time_limit`` is L, the "bracis" observation's time normaliser (the paper's simulation
+        length T = 100); keep it fixed across clusters so that a policy transfers between them."""
         super().__init__()
         for name, value, allowed in (("reward", reward, REWARDS), ("termination", termination, TERMINATIONS),
                                      ("observation", observation, OBSERVATIONS),
-                                     ("allocation", allocation, ALLOCATIONS)):
+                                     ("allocation", allocation, ALLOCATIONS), ("stepping", stepping, STEPPINGS),
+                                     ("reward_jobs", reward_jobs, REWARD_JOBS)):
             if value not in allowed:
                 raise ValueError(f"unknown {name} {value!r}; choose one of {', '.join(allowed)}")
         for name, value in (("num_res", num_res), ("capacity", capacity), ("horizon", horizon),
                             ("num_slots", num_slots), ("max_job_len", max_job_len),
-                            ("max_job_size", max_job_size)):
+                            ("max_job_size", max_job_size), ("time_limit", time_limit)):
             if int(value) < 1:
                 raise ValueError(f"{name} must be >= 1, got {value}")
         if backlog_size < 0:
             raise ValueError(f"backlog_size must be >= 0, got {backlog_size}")
-        if max_job_len > horizon:
-            raise ValueError(f"max_job_len {max_job_len} exceeds the horizon {horizon}: such jobs never fit")
+        if max_job_len > horizon and allocation != "fits_now":
+            raise ValueError(f"max_job_len {max_job_len} exceeds the horizon {horizon}: such jobs never fit "
+                             "(allocation='fits_now' allows them)")
+        if reward_jobs == "visible" and reward not in ("slowdown", "completion_time"):
+            raise ValueError(f"reward_jobs='visible' applies to the per-job rewards (slowdown, "
+                             f"completion_time), not to {reward!r}")
+        if observation == "bracis" and num_res > 2:
+            raise ValueError(f"the bracis observation describes processors and memory (num_res <= 2), "
+                             f"got num_res={num_res}")
         if max_job_size > capacity:
             raise ValueError(f"max_job_size {max_job_size} exceeds the capacity {capacity}")
         self.num_res, self.capacity, self.horizon = int(num_res), int(capacity), int(horizon)
         self.num_slots, self.backlog_size = int(num_slots), int(backlog_size)
         self.max_job_len, self.max_job_size = int(max_job_len), int(max_job_size)
         self.reward_kind, self.termination, self.observation = reward, termination, observation
-        self.allocation = allocation
+        self.allocation, self.stepping, self.reward_jobs = allocation, stepping, reward_jobs
+        self.time_limit = int(time_limit)
+        # The occupancy grid covers the horizon, or the longest job when fits_now lets jobs outlast
+        # the horizon (the paper's d = 33, 48 with H = 20); observations show its first T rows.
+        self.grid_len = max(self.horizon, self.max_job_len)
         self.backlog_width = -(-self.backlog_size // self.horizon)  # ceil, as the reference
 
     # ------------------------------------------------------------------ configuration
@@ -152,10 +181,13 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
             slots=jnp.full((self.num_slots,), -1, jnp.int32),
             backlog=jnp.full((self.backlog_size,), -1, jnp.int32),
             backlog_len=jnp.int32(0),
-            used=jnp.zeros((self.horizon, self.num_res), jnp.int32),
+            used=jnp.zeros((self.grid_len, self.num_res), jnp.int32),
             since_arrival=jnp.int32(0),
+            at_submit=jnp.zeros((num_jobs, 3), jnp.int32),
         )
         state, _ = self._admit_arrivals(state)
+        if self.stepping == "event":  # policy-independent ticks before the first decision; reward unpaid
+            state, _, _ = self._skip_idle_ticks(state, jnp.float32(0.0), jnp.int32(1), params)
         return state
 
     def step_env(self, key: jax.Array, state: EnvState, action: Any, params: EnvParams):
@@ -177,10 +209,42 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
         moved, move_reward = self._move_on(state)
         next_state = select_state(schedule, scheduled, moved).replace(time=state.time + 1)
         reward = jnp.where(schedule, 0.0, move_reward).astype(jnp.float32)
-        terminated = jnp.logical_and(~schedule, self.is_terminated(next_state, params))
-        info = {"scheduled": schedule, "clock": next_state.clock,
+        elapsed = jnp.where(schedule, 0, 1).astype(jnp.int32)
+        if self.stepping == "event":
+            next_state, reward, elapsed = self._skip_idle_ticks(next_state, reward, elapsed, params)
+        terminated = jnp.logical_and(elapsed > 0, self.is_terminated(next_state, params))
+        info = {"scheduled": schedule, "clock": next_state.clock, "elapsed_ticks": elapsed,
                 "dropped": jnp.sum(next_state.dropped, dtype=jnp.int32)}
         return next_state, reward, terminated, info
+
+    def _skip_idle_ticks(self, state: EnvState, reward, elapsed, params: EnvParams):
+        """Event-based stepping: advance the clock while no visible job fits now, adding the skipped
+        ticks' rewards discounted by gamma^(ticks already elapsed in this transition). Stops at
+        termination or at the clock cap, so the loop is bounded by ``params.max_time``.
+
+        Unlike the paper's simulator, the first tick's reward is kept (it forces it to 0), so that
+        with gamma = 1 an event-based episode returns exactly what the time-based one does."""
+
+        def idle(carry):
+            state, _, _ = carry
+            return (~jnp.any(self.visible_fits_now(state)) & ~self.is_terminated(state, params)
+                    & (state.clock < params.max_time))
+
+        def tick(carry):
+            state, reward, elapsed = carry
+            state, tick_reward = self._move_on(state)
+            return state, reward + jnp.power(params.gamma, elapsed) * tick_reward, elapsed + 1
+
+        return jax.lax.while_loop(idle, tick, (state, jnp.asarray(reward, jnp.float32), elapsed))
+
+    def visible_fits_now(self, state: EnvState) -> jax.Array:
+        """bool[M]: the slot holds a job that can start at the current time step."""
+        duration, demand = jax.vmap(lambda j: self._job(state, j))(state.slots)
+        return (state.slots >= 0) & jax.vmap(self._fits_now, in_axes=(None, 0, 0))(state.used, duration, demand)
+
+    def _fits_now(self, used: jax.Array, duration: jax.Array, demand: jax.Array) -> jax.Array:
+        row_ok = jnp.all(self.capacity - used >= demand, axis=-1)
+        return jnp.all(row_ok | (jnp.arange(used.shape[0]) >= duration))
 
     def is_terminated(self, state: EnvState, params: EnvParams) -> jax.Array:
         past_arrivals = state.clock >= params.simu_len
@@ -209,10 +273,10 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
         Written as a [T, T] mask (offset x row) rather than a cumulative sum and a gather: with
         T = 20 this is a few hundred fused comparisons, which XLA's CPU backend runs much faster
         than a batched gather."""
-        row_ok = jnp.all(self.capacity - used >= demand, axis=-1)
         offsets = jnp.arange(self.horizon)
         if self.allocation == "fits_now":
-            return (offsets == 0) & jnp.all(row_ok | (offsets >= duration))
+            return (offsets == 0) & self._fits_now(used, duration, demand)
+        row_ok = jnp.all(self.capacity - used >= demand, axis=-1)
         rows = offsets[None, :]
         inside = (rows >= offsets[:, None]) & (rows < offsets[:, None] + duration)
         return (offsets + duration <= self.horizon) & jnp.all(row_ok[None, :] | ~inside, axis=1)
@@ -223,7 +287,7 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
 
     def _schedule(self, state: EnvState, slot, job, offset) -> EnvState:
         duration, demand = self._job(state, job)
-        rows = jnp.arange(self.horizon)
+        rows = jnp.arange(self.grid_len)
         running = (rows >= offset) & (rows < offset + duration)
         used = state.used + running[:, None].astype(jnp.int32) * demand[None, :]
         start = state.start.at[job].set(state.clock + offset)
@@ -267,7 +331,24 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
             backlog_len = state.backlog_len + to_backlog
         index = jnp.arange(jobs.arrival.shape[0])
         dropped = state.dropped | ((index >= first + to_slots + to_backlog) & (index < first + count))
-        return state.replace(slots=slots, backlog=backlog, backlog_len=backlog_len, dropped=dropped), count
+        at_submit = self._submission_snapshot(state, arriving, first + to_slots + to_backlog)
+        return state.replace(slots=slots, backlog=backlog, backlog_len=backlog_len, dropped=dropped,
+                             at_submit=at_submit), count
+
+    def _submission_snapshot(self, state: EnvState, arriving: jax.Array, admitted_end: jax.Array) -> jax.Array:
+        """``state.at_submit`` with this step's arrivals' rows set: the jobs waiting (slotted or
+        backlogged) when each arrived -- earlier arrivals of the same step included, as if submitted
+        one by one -- their work (duration x processors) and the free processors now."""
+        jobs = state.jobset
+        work = jobs.duration * jobs.demand[:, 0]
+        waiting = jobs.valid & (jobs.arrival < state.clock) & ~state.dropped & (state.start < 0)
+        admitted_now = arriving & (jnp.arange(jobs.arrival.shape[0]) < admitted_end)
+        ahead = jnp.cumsum(admitted_now, dtype=jnp.int32) - admitted_now  # exclusive: earlier same-step
+        ahead_work = jnp.cumsum(jnp.where(admitted_now, work, 0), dtype=jnp.int32) - jnp.where(admitted_now, work, 0)
+        snapshot = jnp.stack([jnp.sum(waiting, dtype=jnp.int32) + ahead,
+                              jnp.sum(jnp.where(waiting, work, 0), dtype=jnp.int32) + ahead_work,
+                              jnp.broadcast_to(self.capacity - state.used[0, 0], ahead.shape)], axis=-1)
+        return jnp.where(arriving[:, None], snapshot, state.at_submit)
 
     def _reward(self, state: EnvState, elapsed_use: jax.Array, elapsed_busy: jax.Array) -> jax.Array:
         """Slowdown and completion time count the jobs in the system *after* the move (as the
@@ -276,11 +357,14 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
         their t = 0 term: the return is then -sum slowdown + sum over them of 1/duration, a constant
         per jobset. Utilisation and makespan describe the time step that just elapsed, so that a
         makespan return is exactly -makespan."""
-        in_system = self.in_system(state)
+        if self.reward_jobs == "visible":  # the paper's "reduced" job set: only the M slots, |r| <= M
+            counted = jnp.zeros(state.jobset.arrival.shape, bool).at[jnp.maximum(state.slots, 0)].max(state.slots >= 0)
+        else:
+            counted = self.in_system(state)
         if self.reward_kind == "slowdown":
-            return -jnp.sum(jnp.where(in_system, 1.0 / jnp.maximum(state.jobset.duration, 1), 0.0))
+            return -jnp.sum(jnp.where(counted, 1.0 / jnp.maximum(state.jobset.duration, 1), 0.0))
         if self.reward_kind == "completion_time":
-            return -jnp.sum(in_system).astype(jnp.float32)
+            return -jnp.sum(counted).astype(jnp.float32)
         if self.reward_kind == "utilisation":
             return jnp.sum(elapsed_use / self.capacity).astype(jnp.float32)
         return -elapsed_busy.astype(jnp.float32)  # makespan
@@ -301,7 +385,7 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
             slot_job=slot_job,
             slot_duration=duration,
             slot_demand=demand,
-            free=self.capacity - state.used,
+            free=self.capacity - state.used[:self.horizon],
         )
 
     def _features(self, state: EnvState, duration, demand) -> jax.Array:
@@ -309,6 +393,8 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
             return self.render_image(state, duration, demand)
         if self.observation == "compact":
             return self.compact_vector(state, duration, demand)
+        if self.observation == "bracis":
+            return self.bracis_vector(state)
         return jnp.zeros((0,), jnp.float32)
 
     def render_image(self, state: EnvState, duration, demand) -> jax.Array:
@@ -316,7 +402,7 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
         then the backlog columns (row-major, one cell per job); then time since last arrival / 10."""
         T, S = self.horizon, self.max_job_size
         rows = jnp.arange(T)
-        cluster = jnp.arange(self.capacity)[None, None, :] < state.used[:, :, None]  # [T, d, cap]
+        cluster = jnp.arange(self.capacity)[None, None, :] < state.used[:T, :, None]  # [T, d, cap]
         tall = rows[:, None, None, None] < duration[None, :, None, None]  # [T, M, 1, 1]
         wide = jnp.arange(S)[None, None, None, :] < demand[None, :, :, None]  # [1, M, d, S]
         slots = jnp.transpose(tall & wide, (0, 2, 1, 3)).reshape(T, self.num_res, self.num_slots * S)
@@ -336,8 +422,53 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
         rows = jnp.arange(self.horizon)
         left = jnp.sum(running[None, :] & (finish_row[None, :] > rows[:, None]), axis=1)
         per_slot = jnp.concatenate([duration[:, None], demand], axis=1).reshape(-1)
-        return jnp.concatenate([left, (self.capacity - state.used).T.reshape(-1), per_slot,
+        return jnp.concatenate([left, (self.capacity - state.used[:self.horizon]).T.reshape(-1), per_slot,
                                 state.backlog_len[None]]).astype(jnp.float32)
+
+    def bracis_vector(self, state: EnvState) -> jax.Array:
+        """The compact state of the MDP-design paper (spec ``mdp-variants.md``), all in [0, ~1]:
+
+        1. per resource (processors, then memory) and future step t < T: (free_t, used_t) / capacity;
+        2. per slot, (x + 1) / (limit + 1) of: submission time (L), requested time (L), memory (P; -1,
+           hence 0, on a processor-only cluster), processors (P), and at submission the queue size (L),
+           queued work (L^2 P) and free processors (P); an empty slot is all zeros;
+        3. backlog length / backlog size;
+        4. the running job that ends first: (time left / L, procs / P, (free now + procs) / P), or
+           (0, 0, 1) when nothing runs;
+        5. remaining work of the running jobs / (L P) for processors and memory (from their start
+           times; the paper's code uses submission times by mistake), queue length / L, 1 - now / L.
+
+        L = ``time_limit``, P = capacity. No size depends on the capacity: a network trained on one
+        cluster runs on another."""
+        jobs, L, P = state.jobset, float(self.time_limit), float(self.capacity)
+        used = state.used[:self.horizon].T.astype(jnp.float32)  # [R, T]
+        cluster = jnp.stack([P - used, used], axis=-1).reshape(-1) / P
+
+        filled = state.slots >= 0
+        j = jnp.maximum(state.slots, 0)
+        memory = jobs.demand[j, 1] if self.num_res > 1 else jnp.full(j.shape, -1, jnp.int32)
+        raw = jnp.stack([jobs.arrival[j], jobs.duration[j], memory, jobs.demand[j, 0],
+                         state.at_submit[j, 0], state.at_submit[j, 1], state.at_submit[j, 2]], axis=-1)
+        limits = jnp.array([L, L, P, P, L, L * L * P, P], jnp.float32)
+        slots = jnp.where(filled[:, None], (raw + 1.0) / (limits + 1.0), 0.0).reshape(-1)
+        backlog = state.backlog_len / max(self.backlog_size, 1)
+
+        finish = state.start + jobs.duration
+        running = jobs.valid & (state.start >= 0) & (state.start <= state.clock) & (finish > state.clock)
+        first = jnp.argmin(jnp.where(running, finish, jnp.iinfo(jnp.int32).max))
+        free_now = P - used[0, 0]
+        procs = jobs.demand[:, 0].astype(jnp.float32)
+        next_free = jnp.where(jnp.any(running),
+                              jnp.stack([(finish[first] - state.clock) / L, procs[first] / P,
+                                         (free_now + procs[first]) / P]),
+                              jnp.array([0.0, 0.0, 1.0]))
+
+        left = jnp.where(running, finish - state.clock, 0).astype(jnp.float32)
+        mem_left = jnp.sum(left * jobs.demand[:, 1]) / (L * P) if self.num_res > 1 else jnp.float32(0.0)
+        queue = jnp.sum(filled) + state.backlog_len
+        globals_ = jnp.stack([jnp.sum(left * procs) / (L * P), mem_left, queue / L, 1.0 - state.clock / L])
+        return jnp.concatenate([cluster, slots, jnp.reshape(backlog, (1,)), next_free,
+                                globals_]).astype(jnp.float32)
 
     # ------------------------------------------------------------------ spaces
     def action_space(self, params: EnvParams | None = None) -> spaces.Discrete:
@@ -348,13 +479,16 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
             return (self.horizon, self.image_width)
         if self.observation == "compact":
             return (self.horizon * (self.num_res + 1) + self.num_slots * (self.num_res + 1) + 1,)
+        if self.observation == "bracis":
+            return (2 * self.horizon * self.num_res + 7 * self.num_slots + 1 + 3 + 4,)
         return (0,)
 
     def observation_space(self, params: EnvParams | None = None) -> spaces.Dict:
         M, T, d = self.num_slots, self.horizon, self.num_res
         high = 1.0 if self.observation == "image" else float(max(self.capacity, self.backlog_size, 1e4))
+        low = -1e4 if self.observation == "bracis" else 0.0  # 1 - now / L falls below 0 after L
         return spaces.Dict({
-            "features": spaces.Box(0.0, high, self.feature_shape(), jnp.float32),
+            "features": spaces.Box(low, high, self.feature_shape(), jnp.float32),
             "action_mask": spaces.Box(0, 1, (M + 1,), jnp.bool_),
             "fits_now": spaces.Box(0, 1, (M,), jnp.bool_),
             "slot_job": spaces.Box(-1, jnp.iinfo(jnp.int32).max, (M,), jnp.int32),

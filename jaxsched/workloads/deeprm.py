@@ -6,6 +6,11 @@ states the same as 0.5-1r / 0.1-0.2r) and the DeepRM paper text's (0.25-0.5r / 0
 Arrivals: one Bernoulli trial per step (DeepRM) or Poisson counts per step (DeepRM2), over steps
 1..simu_len-1 as in the reference (nothing arrives at t = 0), or everything at t = 0 (DeepRM_Off).
 The user asks for a *load*; the arrival rate is derived from the workload's mean job size.
+
+The MDP-design paper's generator (Casagrande et al., BRACIS'21) is the same with the arrival
+probability given directly (``job_rate=0.3``) and always two demand generators, CPU- or
+memory-dominant (``generators=2``), also on a processor-only cluster (``num_res=1``), where half the
+jobs then ask for few processors ({1..js/5}) and half for many ({js/2..js}).
 """
 
 from __future__ import annotations
@@ -38,8 +43,17 @@ class Workload:
     demand_range: str = "code"
     small_job_prob: float = 0.8
     num_jobs: int = 0  # offline only: jobs present at t = 0
+    job_rate: float | None = None  # arrivals per step given directly (overrides load)
+    generators: int | None = None  # dominant-resource generators picked uniformly; None: num_res
 
     def __post_init__(self):
+        if self.job_rate is not None and not (0.0 <= self.job_rate and (self.arrivals != "bernoulli"
+                                                                          or self.job_rate <= 1.0)):
+            raise ValueError(f"job_rate must lie in [0, 1] for Bernoulli arrivals (>= 0 otherwise), "
+                             f"got {self.job_rate}")
+        if self.generators is not None and self.generators < self.num_res:
+            raise ValueError(f"generators ({self.generators}) must be >= num_res ({self.num_res}): "
+                             "each resource needs a generator where it dominates")
         if self.arrivals not in ARRIVALS:
             raise ValueError(f"unknown arrivals {self.arrivals!r}; choose one of {', '.join(ARRIVALS)}")
         if self.demand_range not in DEMAND_RANGES:
@@ -77,10 +91,15 @@ class Workload:
         return self.small_job_prob * mean(self.short_range) + (1 - self.small_job_prob) * mean(self.long_range)
 
     @property
+    def num_generators(self) -> int:
+        return self.num_res if self.generators is None else self.generators
+
+    @property
     def mean_demand(self) -> float:
-        """Mean units of one resource per job (dominant with probability 1/d)."""
+        """Mean units of one resource per job (dominant with probability 1/generators)."""
         mean = lambda r: (r[0] + r[1]) / 2
-        return (mean(self.dominant_range) + (self.num_res - 1) * mean(self.other_range)) / self.num_res
+        g = self.num_generators
+        return (mean(self.dominant_range) + (g - 1) * mean(self.other_range)) / g
 
     @property
     def load_per_job_per_step(self) -> float:
@@ -89,6 +108,8 @@ class Workload:
     @property
     def rate(self) -> float:
         """Expected arrivals per step that offer ``load`` (Bernoulli: capped at one per step)."""
+        if self.job_rate is not None:
+            return self.job_rate
         rate = self.load / self.load_per_job_per_step
         if self.arrivals == "bernoulli" and rate > 1.0 + 1e-9:  # not for float rounding of exactly 1
             warnings.warn(f"load {self.load} needs {rate:.3f} arrivals per step; Bernoulli arrivals allow "
@@ -101,6 +122,8 @@ class Workload:
         """The load actually offered: ``load``, or less where Bernoulli arrivals cap the rate at 1."""
         if self.arrivals == "offline":
             return float("nan")
+        if self.job_rate is not None:
+            return self.job_rate * self.load_per_job_per_step
         cap = 1.0 if self.arrivals == "bernoulli" else float("inf")
         return min(self.load / self.load_per_job_per_step, cap) * self.load_per_job_per_step
 
@@ -122,7 +145,7 @@ def _sizes(key: jax.Array, workload: Workload, n: int) -> tuple[jax.Array, jax.A
     short = jax.random.randint(k_short, (n,), workload.short_range[0], workload.short_range[1] + 1)
     long = jax.random.randint(k_long, (n,), workload.long_range[0], workload.long_range[1] + 1)
     duration = jnp.where(small, short, long).astype(jnp.int32)
-    dominant = jax.random.randint(k_dom, (n,), 0, workload.num_res)
+    dominant = jax.random.randint(k_dom, (n,), 0, workload.num_generators)  # >= num_res: none dominates
     high = jax.random.randint(k_hi, (n, workload.num_res), workload.dominant_range[0],
                               workload.dominant_range[1] + 1)
     low = jax.random.randint(k_lo, (n, workload.num_res), workload.other_range[0], workload.other_range[1] + 1)

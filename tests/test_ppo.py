@@ -1,0 +1,131 @@
+"""PPO: semi-MDP GAE by hand, learning a two-job instance where one order is clearly better,
+determinism, the image observation, one compact network on two cluster sizes, and the train CLI."""
+
+from __future__ import annotations
+
+import json
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxsched.algos.ppo import PPOConfig, Transition, gae, make_train, policy_from
+from jaxsched.config import build_config
+from jaxsched.envs.deeprm import DeepRM, EnvParams
+from jaxsched.jobset import from_arrays, stack
+from jaxsched.networks import ActorCritic, count_params
+from jaxsched.registry import build
+from jaxsched.rollout import run_episode
+from jaxsched.train import TrainConfig, main, run
+
+# Two jobs at t = 0 that cannot run together on a 2-processor cluster: slot 0 holds a 4-step job,
+# slot 1 a 1-step job. Short first: slowdowns 1 + (1 + 4) / 4 = 2.25; long first: 1 + 5 = 6.
+TWO_JOBS = dict(num_res=1, capacity=2, horizon=4, num_slots=2, backlog_size=0, max_job_len=4, max_job_size=2,
+                allocation="fits_now", time_limit=10)
+TWO_JOBSET = from_arrays([0, 0], [4, 1], [[2], [2]])
+TWO_PARAMS = EnvParams(jobset=TWO_JOBSET, simu_len=1, max_time=50, max_steps_in_episode=100)
+FAST = PPOConfig(num_envs=8, num_steps=16, minibatch_size=32, update_epochs=4, lr=3e-3, resample_jobsets=False)
+
+
+def test_gae_discounts_by_elapsed_ticks_by_hand():
+    """Three decisions of one environment: a schedule (0 ticks, discount 1), a 2-tick skip (0.25 at
+    gamma = 0.5), an episode end (0); lambda = 0.5."""
+    reward, discount, value = [0.0, -1.0, -2.0], [1.0, 0.25, 0.0], [-1.0, -2.0, -1.5]
+    col = lambda xs: jnp.asarray(xs, jnp.float32)[:, None]
+    transitions = Transition(features=None, action_mask=None, action=None, log_prob=None, value=col(value),
+                             reward=col(reward), discount=col(discount))
+    advantages, targets = gae(transitions, jnp.array([7.0]), 0.5)
+    a2 = -2.0 + 0.0 * 7.0 - (-1.5)  # -0.5: the last value is not used after the episode end
+    a1 = (-1.0 + 0.25 * -1.5 - (-2.0)) + 0.25 * 0.5 * a2  # 0.625 - 0.0625
+    a0 = (0.0 + 1.0 * -2.0 - (-1.0)) + 1.0 * 0.5 * a1
+    np.testing.assert_allclose(np.asarray(advantages[:, 0]), [a0, a1, a2], rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(targets[:, 0]), np.array([a0, a1, a2]) + value, rtol=1e-6)
+
+
+@pytest.fixture(scope="module")
+def two_job_training():
+    env = DeepRM(**TWO_JOBS, observation="bracis")
+    init_fn, update_fn = make_train(env, TWO_PARAMS, None, FAST, stack([TWO_JOBSET]))
+    state = init_fn(jax.random.PRNGKey(0))
+    history = []
+    for _ in range(15):
+        state, metrics = update_fn(state)
+        history.append(jax.tree.map(float, metrics))
+    return env, init_fn, update_fn, state, history
+
+
+def test_ppo_learns_the_better_order(two_job_training):
+    env, _, _, state, history = two_job_training
+    assert history[0]["mean_slowdown"] > 2.0  # the near-uniform start often runs the long job first
+    assert history[-1]["mean_slowdown"] < 1.2  # (1 + 1.25) / 2 = 1.125 is the best order
+    assert all(np.isfinite(h["loss"]) for h in history)
+    result = run_episode(env, TWO_PARAMS, policy_from(FAST, env, state.params, greedy=True), jax.random.PRNGKey(1))
+    np.testing.assert_array_equal(np.asarray(result.state.start)[:2], [1, 0])  # short job first
+    assert bool(result.terminated)
+
+
+def test_ppo_is_deterministic(two_job_training):
+    _, init_fn, update_fn, _, history = two_job_training
+    state = init_fn(jax.random.PRNGKey(0))
+    state, metrics = update_fn(state)
+    assert jax.tree.map(float, metrics) == history[0]
+
+
+def test_ppo_runs_on_the_image_observation():
+    env = DeepRM(**TWO_JOBS, observation="image", stepping="event")
+    config = PPOConfig(num_envs=2, num_steps=4, minibatch_size=4, update_epochs=1, resample_jobsets=False)
+    init_fn, update_fn = make_train(env, TWO_PARAMS, None, config, stack([TWO_JOBSET]))
+    state, metrics = update_fn(init_fn(jax.random.PRNGKey(0)))
+    assert all(np.isfinite(float(metrics[k])) for k in ("loss", "value_loss", "entropy"))
+    assert int(metrics["decisions"]) == 8 and int(state.iteration) == 1
+
+
+def test_one_compact_network_runs_on_two_cluster_sizes():
+    """Trained on 10 processors, evaluated on 64 without retraining (the paper's transfer)."""
+    small, large = build("bracis-1"), build("bracis-9")
+    network = ActorCritic(small.env.num_actions)
+    params = network.init(jax.random.PRNGKey(0), jnp.zeros(small.env.feature_shape()))
+    assert count_params(params) == (118 * 64 + 64) + (64 * 64 + 64) + (64 * 11 + 11) + (64 + 1)
+    for variant in (small, large):
+        obs, _ = variant.env.reset(jax.random.PRNGKey(1), variant.params)
+        logits, value = network.apply(params, obs.features)
+        assert logits.shape == (11,) and np.isfinite(np.asarray(logits)).all() and np.isfinite(float(value))
+    image = build("bracis-1", observation="image").env
+    with pytest.raises(Exception):  # the image network has no such portability
+        network.apply(params, jnp.zeros(image.feature_shape()))
+
+
+def test_config_validation():
+    with pytest.raises(ValueError, match="minibatch_size"):
+        PPOConfig(num_envs=3, num_steps=5, minibatch_size=4)
+    with pytest.raises(ValueError, match="gamma"):
+        PPOConfig(gamma=1.5)
+
+
+TINY_RUN = dict(
+    env="bracis-1", algo="ppo",
+    env_options=dict(simu_len=8, backlog_size=4, num_slots=3, horizon=6, capacity=4, max_job_len=6,
+                     max_job_size=4, stepping="event", reward_jobs="visible"),
+    ppo=dict(num_envs=4, num_steps=8, minibatch_size=16, update_epochs=2),
+    iterations=4, chunk=2, checkpoint_every=2, eval_jobsets=3, seeds=[0, 1], baselines=["sjf"],
+)
+
+
+def test_train_cli_runs_ppo(tmp_path):
+    out = tmp_path / "run"
+    run(build_config(TrainConfig, {**TINY_RUN, "iterations": 2, "seeds": [0]}), out, log=lambda *_: None)
+    evaluation = json.loads((out / "eval.json").read_text())["policies"]
+    assert {"sjf", "trained-s0", "trained-s0-sampled"} <= set(evaluation)
+    lines = (out / "metrics.csv").read_text().splitlines()
+    assert len(lines) == 1 + 2 and "clip_fraction" in lines[0]
+
+
+@pytest.mark.slow
+def test_train_cli_resumed_ppo_matches_uninterrupted(tmp_path):
+    out, resumed = tmp_path / "run", tmp_path / "resumed"
+    run(build_config(TrainConfig, TINY_RUN), out, log=lambda *_: None)
+    run(build_config(TrainConfig, {**TINY_RUN, "iterations": 2}), resumed, log=lambda *_: None)
+    assert main(["--resume", str(resumed), "iterations=4"]) == 0
+    strip = lambda text: [line.rsplit(",", 2)[0] for line in text.splitlines()]  # drop the timing columns
+    assert strip((resumed / "metrics.csv").read_text()) == strip((out / "metrics.csv").read_text())
