@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
-from jaxsched.algos import reinforce
+from jaxsched.algos import cvd, dqn, reinforce
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,4 +40,7 @@ def _reinforce_make_train(variant, config: reinforce.ReinforceConfig, data_key):
 ALGORITHMS: dict[str, Algorithm] = {
     "reinforce": Algorithm(reinforce.ReinforceConfig, _reinforce_make_train, reinforce.policy_from,
                            supports_bc=True),
+    # VM placement (issue 4): SchedRL's Double DQN over 2N actions, and CVD-RL.
+    "dqn": Algorithm(dqn.DQNConfig, dqn.make_train, dqn.policy_from),
+    "cvd": Algorithm(cvd.CVDConfig, cvd.make_train, cvd.policy_from),
 }

@@ -1,0 +1,110 @@
+"""Episodes of the VM-placement env at trace start points: start draws, initial-state pools, evaluation.
+
+An episode is the trace window ``[start, start + variant.window)``. VMAgent draws start rows once and
+reuses them every epoch; :func:`draw_starts` does the same from a key. Learners restart finished
+episodes from a *pool* of precomputed initial states (one per start point): the initial state may
+hold a warm start (a Best-Fit loop over hundreds of creates), which would otherwise be recomputed on
+every vmapped step by an auto-reset.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxsched.rollout import run_episode
+from jaxsched.workloads.vm_trace import window
+
+
+def draw_starts(key: jax.Array, variant, count: int) -> jax.Array:
+    """int32[count] start rows uniform in ``[variant.start_low, variant.start_high)``."""
+    return jax.random.randint(key, (count,), variant.start_low, variant.start_high, jnp.int32)
+
+
+def params_at(variant, start: jax.Array):
+    """The variant's params with the window starting at row ``start`` (may be traced)."""
+    return variant.params.replace(requests=window(variant.trace, start, variant.window))
+
+
+def initial_state_pool(variant, starts: jax.Array):
+    """EnvState batched over ``starts`` (warm start included)."""
+    env = variant.env
+    return jax.jit(jax.vmap(lambda s: env.initial_state(params_at(variant, s))))(starts)
+
+
+def evaluate_policies(variant, policies: dict[str, Callable], starts: jax.Array, key: jax.Array) -> dict:
+    """``{name: {metric: float64[starts]}}``: one episode per start point and policy, to its end.
+
+    Metrics: ``scheduled_length``, ``cpu_allocation`` (at the episode's end), ``income``,
+    ``active_pms``, ``decisions`` and ``window_exhausted`` (the episode ended because the window ran
+    out of creates, not because a create fit nowhere: lengthen the window if this is common)."""
+    env = variant.env
+    results = {}
+    for name, policy in policies.items():
+        def episode(start, k, policy=policy):
+            params = params_at(variant, start)
+            result = run_episode(env, params, policy, k)
+            metrics = env.metrics(result.state, params)
+            metrics["decisions"] = result.decisions
+            metrics["window_exhausted"] = result.state.pos >= variant.window
+            return metrics
+
+        keys = jax.random.split(key, starts.shape[0])
+        out = jax.jit(jax.vmap(episode))(starts, keys)
+        results[name] = {k: np.asarray(v, np.float64) for k, v in out.items()}
+    return results
+
+
+def summarize_vm(table: dict) -> dict:
+    """Means (and the scheduled length's std) of :func:`evaluate_policies`' per-start arrays."""
+    summary = {k: float(np.mean(v)) for k, v in table.items()}
+    summary["scheduled_length_std"] = float(np.std(table["scheduled_length"]))
+    summary["episodes"] = int(len(table["scheduled_length"]))
+    return summary
+
+
+def evaluate_vm_run(experiment, states, out: Path, trained_policies: Callable, log=print) -> dict:
+    """``jaxsched.train``'s final evaluation for VM placement: the trained policy of each seed (greedy
+    and ε = 0.05, via ``trained_policies(experiment, params, greedy)``) and the VM heuristics named in
+    ``baselines`` on ``eval_jobsets`` held-out start points (drawn with ``eval_seed``); writes
+    ``eval.json`` and the learning curve into ``out``."""
+    from baselines.vm_heuristics import VM_HEURISTICS
+    from jaxsched.config import ConfigError
+    from jaxsched.plotting import learning_curve
+
+    config = experiment.config
+    unknown = sorted(set(config.baselines) - set(VM_HEURISTICS))
+    if unknown:
+        raise ConfigError(f"unknown VM baseline(s) {', '.join(unknown)}; choose from {', '.join(VM_HEURISTICS)}")
+    policies = {name: VM_HEURISTICS[name] for name in config.baselines}
+    for s, seed in enumerate(config.seeds):
+        params = jax.tree.map(lambda x: x[s], states.params)
+        policies[f"trained-s{seed}"] = trained_policies(experiment, params, greedy=True)
+        policies[f"trained-s{seed}-sampled"] = trained_policies(experiment, params, greedy=False)
+    starts = draw_starts(jax.random.PRNGKey(config.eval_seed), experiment.variant, config.eval_jobsets)
+    tables = evaluate_policies(experiment.variant, policies, starts, jax.random.PRNGKey(config.eval_seed + 1))
+    summary = {name: summarize_vm(table) for name, table in tables.items()}
+    (out / "eval.json").write_text(json.dumps({"start_points": [int(s) for s in starts], "seed": config.eval_seed,
+                                               "policies": summary}, indent=1))
+    width = max(len(n) for n in summary)
+    log(f"held-out evaluation ({config.eval_jobsets} start points, seed {config.eval_seed}):")
+    for name, stats in summary.items():
+        log(f"  {name:{width}s}  scheduled length {stats['scheduled_length']:8.1f} ± "
+            f"{stats['scheduled_length_std']:6.1f}  cpu allocation {stats['cpu_allocation']:.3f}  "
+            f"income {stats['income']:10.1f}  window exhausted {stats['window_exhausted']:.2f}")
+    with open(out / "metrics.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    iterations = sorted({int(r["iteration"]) for r in rows})
+    mean_return = [float(np.mean([float(r["mean_return"]) for r in rows if int(r["iteration"]) == i]))
+                   for i in iterations]
+    learning_curve(iterations, {"training episodes' return (mean over seeds)": mean_return},
+                   out / "learning_curve_return.png", "iteration", "episode return (placements)",
+                   {f"{k} (held-out)": summary[k]["scheduled_length"] for k in config.baselines},
+                   title=f"{config.env} {config.algo}")
+    return summary
