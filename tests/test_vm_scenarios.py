@@ -16,17 +16,8 @@ from jaxsched.envs.vm import EnvParams, Observation, VmPlacement
 from jaxsched.registry import HUAWEI_TRACE, build
 from jaxsched.rollout import run_episode
 from jaxsched.vm_episodes import draw_starts, evaluate_policies, initial_state_pool, params_at
-from jaxsched.workloads.vm_trace import from_lifetimes, load_lifetimes
-
-
-def lifetimes(*vms, length=None):
-    """VMs as (cpu, mem, at, lt), ids 0.."""
-    cpu, mem, at, lt = (np.array(col, np.float64) for col in zip(*vms))
-    return from_lifetimes(np.arange(len(vms)), cpu, mem, at, lt, length)
-
-
-def small_params(requests, **kw):
-    return EnvParams(requests=requests, **{"numa_cpu": 4.0, "numa_mem": 8.0, **kw})
+from jaxsched.workloads.vm_trace import load_lifetimes
+from test_vm_env import lifetimes, small_params
 
 
 def test_durations_are_lifetimes_of_creates():
