@@ -143,3 +143,18 @@ def test_train_cli_runs_vm_end_to_end(tmp_path):
     # resuming the finished run at more iterations continues from its checkpoint
     code = train_main(["--resume", str(out), "iterations=6"])
     assert code == 0
+
+
+def test_restarted_episodes_carry_their_own_trace_window():
+    # short windows end episodes often; a restart must bring its window along with its cluster
+    config = CVDConfig(**{**TINY, "rollout_steps": 24})
+    variant = build("vm-synthetic", window=40)
+    init_fn, update_fn = ALGORITHMS["cvd"].make_train(variant, config, jax.random.PRNGKey(0))
+    state, metrics = jax.jit(update_fn)(init_fn(jax.random.PRNGKey(1)))
+    assert float(metrics["episodes_finished"]) > 0
+    env_state = jax.tree.map(np.asarray, state.env_state)
+    for e in range(config.num_envs):
+        placed = env_state.placed_pm[e] >= 0
+        assert np.all(env_state.requests.kind[e][placed] == 0)  # placed rows are creates ...
+        np.testing.assert_allclose(env_state.taken_cpu[e][placed].sum(-1),
+                                   env_state.requests.cpu[e][placed])  # ... of this window's VMs

@@ -35,7 +35,6 @@ import jax.numpy as jnp
 import optax
 from flax import struct
 
-from jaxsched.envs.vm import select_state
 from jaxsched.vm_episodes import draw_starts, initial_state_pool
 
 
@@ -198,7 +197,8 @@ def make_train(variant, config: DQNConfig, data_key: jax.Array, model: QModel | 
         done = terminated | env.is_truncated(next_state, env_params)
         next_obs = env.get_obs(next_state, env_params)
         finished_return = episode_return + reward
-        state = select_state(done, restart(reset_key), next_state)
+        # a whole-tree select: the restart comes from another start point, with its own trace window
+        state = jax.tree.map(lambda new, old: jnp.where(done, new, old), restart(reset_key), next_state)
         transition = (obs.features, action, reward, next_obs.features, model.acting_mask(next_obs), done)
         return state, jnp.where(done, 0.0, finished_return), transition, (done, finished_return)
 
