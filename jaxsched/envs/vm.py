@@ -48,6 +48,7 @@ from jaxsched.envs.common import select_fields
 from jaxsched.workloads.vm_trace import CREATE, DELETE, VmRequests
 
 REWARDS = ("placement", "allocation")
+ADVANCE_CHUNK = 16  # trace rows read per iteration while skipping deletes (see VmPlacement._advance)
 NUM_FEATURES = 7  # per PM: cpu0, cpu1, mem0, mem1 remaining / capacity; request cpu, mem / capacity, double
 
 
@@ -171,8 +172,9 @@ class VmPlacement(environment.Environment[EnvState, EnvParams]):
             _, _, _, exists = self._request(state, params)
             return exists & (state.active < self.num_pms) & ~jnp.any(self.feasible(state, params))
 
-        return jax.lax.while_loop(
-            overflowing, lambda s: s.replace(active=jnp.minimum(s.active + step, self.num_pms)), state)
+        active = jax.lax.while_loop(lambda a: overflowing(state.replace(active=a)),
+                                    lambda a: jnp.minimum(a + step, self.num_pms), state.active)
+        return state.replace(active=active)
 
     def step_env(self, key: jax.Array, state: EnvState, action: Any, params: EnvParams):
         state, reward, terminated, info = self.transition(state, action, params)
@@ -183,8 +185,10 @@ class VmPlacement(environment.Environment[EnvState, EnvParams]):
         action = jnp.asarray(action, jnp.int32)
         mask = self.feasible(state, params)
         valid = (action >= 0) & (action < self.num_actions) & mask[jnp.clip(action, 0, self.num_actions - 1)]
-        placed_state = self._expand(self._advance(self._place(state, action, params)), params)
-        next_state = select_state(valid, placed_state, state).replace(time=state.time + 1)
+        # masked updates rather than a select between two whole states: under vmap a select copies
+        # every trace-sized field each step, the masked place/advance touch one row and a few more
+        placed_state = self._advance(self._place(state, action, params, valid), go=valid)
+        next_state = self._expand(placed_state, params).replace(time=state.time + 1)
         allocation = self.cpu_allocation(next_state, params)
         if self.reward_kind == "placement":
             reward = valid.astype(jnp.float32)
@@ -233,45 +237,57 @@ class VmPlacement(environment.Environment[EnvState, EnvParams]):
         fits = jnp.all((state.cpu[pm] >= need_cpu) & (state.mem[pm] >= need_mem), axis=-1)
         return fits & exists & (pm < state.active)
 
-    def _place(self, state: EnvState, action, params: EnvParams) -> EnvState:
+    def _place(self, state: EnvState, action, params: EnvParams, valid=True) -> EnvState:
+        """Puts the create at ``pos`` on ``action``; changes nothing where ``valid`` is False."""
         action = jnp.clip(action, 0, self.num_actions - 1)
         need_cpu, need_mem = self._demand(state, params)
-        pm, row = action // 2, state.pos
+        pm, row = action // 2, jnp.clip(state.pos, 0, state.requests.length - 1)
         cpu, mem, _, _ = self._request(state, params)
         hourly = params.price_per_cpu_hour * cpu + params.price_per_gb_hour * mem
-        lifetime_h = state.requests.duration[jnp.clip(row, 0, state.requests.length - 1)] / 3600.0
+        lifetime_h = state.requests.duration[row] / 3600.0
+        take_cpu, take_mem = need_cpu[action] * valid, need_mem[action] * valid
         return state.replace(
-            income=state.income + hourly * lifetime_h,
-            cpu=state.cpu.at[pm].add(-need_cpu[action]), mem=state.mem.at[pm].add(-need_mem[action]),
-            placed_pm=state.placed_pm.at[row].set(pm), taken_cpu=state.taken_cpu.at[row].set(need_cpu[action]),
-            taken_mem=state.taken_mem.at[row].set(need_mem[action]), placed=state.placed + 1)
+            income=state.income + jnp.where(valid, hourly * lifetime_h, 0.0),
+            cpu=state.cpu.at[pm].add(-take_cpu), mem=state.mem.at[pm].add(-take_mem),
+            placed_pm=state.placed_pm.at[row].set(jnp.where(valid, pm, state.placed_pm[row])),
+            taken_cpu=state.taken_cpu.at[row].set(jnp.where(valid, take_cpu, state.taken_cpu[row])),
+            taken_mem=state.taken_mem.at[row].set(jnp.where(valid, take_mem, state.taken_mem[row])),
+            placed=state.placed + jnp.asarray(valid, jnp.int32))
 
-    def _advance(self, state: EnvState) -> EnvState:
-        """Moves past ``pos``, applying deletes, and stops at the next valid create (or the end)."""
+    def _advance(self, state: EnvState, go=True) -> EnvState:
+        """Moves past ``pos`` to the next valid create (or the end, ``pos = L``), applying the deletes
+        in between; stays put where ``go`` is False.
+
+        Rows are read ``ADVANCE_CHUNK`` at a time and a chunk's deletes applied at once (a scatter),
+        so a vmapped batch loops once per chunk rather than once per delete."""
         requests = state.requests
         length = requests.length
+        chunk = min(ADVANCE_CHUNK, length)
+        offsets = jnp.arange(chunk)
 
-        def at_create(pos):
-            row = jnp.clip(pos, 0, length - 1)
-            return (pos >= length) | (requests.valid[row] & (requests.kind[row] == CREATE))
-
-        def body(state):
-            pos = state.pos + 1
-            row = jnp.clip(pos, 0, length - 1)
+        def body(carry):
+            last, cpu, mem, placed_pm, _ = carry
+            rows = last + 1 + offsets
+            row = jnp.clip(rows, 0, length - 1)
+            live = (rows < length) & requests.valid[row]
+            create = live & (requests.kind[row] == CREATE)
+            found = jnp.any(create)
+            first = jnp.where(found, jnp.argmax(create), chunk)
             partner = requests.partner[row]
             created = jnp.clip(partner, 0, length - 1)
-            pm = state.placed_pm[created]
-            free = ((pos < length) & requests.valid[row] & (requests.kind[row] == DELETE)
-                    & (partner >= 0) & (pm >= 0))
-            pm = jnp.maximum(pm, 0)
-            return state.replace(
-                pos=pos,
-                cpu=state.cpu.at[pm].add(jnp.where(free, state.taken_cpu[created], 0.0)),
-                mem=state.mem.at[pm].add(jnp.where(free, state.taken_mem[created], 0.0)),
-                placed_pm=state.placed_pm.at[created].set(jnp.where(free, -1, state.placed_pm[created])))
+            pm = placed_pm[created]
+            free = (offsets < first) & live & (requests.kind[row] == DELETE) & (partner >= 0) & (pm >= 0)
+            target = jnp.where(free, pm, self.num_pms)  # out of range: dropped
+            cpu = cpu.at[target].add(state.taken_cpu[created], mode="drop")
+            mem = mem.at[target].add(state.taken_mem[created], mode="drop")
+            placed_pm = placed_pm.at[jnp.where(free, created, length)].set(-1, mode="drop")
+            result = jnp.where(found, last + 1 + first, jnp.where(last + chunk >= length - 1, length, -1))
+            return last + chunk, cpu, mem, placed_pm, result
 
-        state = jax.lax.while_loop(lambda s: ~at_create(s.pos + 1), body, state)
-        return state.replace(pos=state.pos + 1)
+        start = jnp.where(go, -1, state.pos)
+        _, cpu, mem, placed_pm, pos = jax.lax.while_loop(
+            lambda carry: carry[-1] < 0, body, (state.pos, state.cpu, state.mem, state.placed_pm, start))
+        return state.replace(pos=pos, cpu=cpu, mem=mem, placed_pm=placed_pm)
 
     # ------------------------------------------------------------------ observation
     def get_obs(self, state: EnvState, params: EnvParams | None = None, key=None) -> Observation:
