@@ -158,3 +158,28 @@ def test_restarted_episodes_carry_their_own_trace_window():
         assert np.all(env_state.requests.kind[e][placed] == 0)  # placed rows are creates ...
         np.testing.assert_allclose(env_state.taken_cpu[e][placed].sum(-1),
                                    env_state.requests.cpu[e][placed])  # ... of this window's VMs
+
+
+@pytest.mark.slow
+def test_cvd_rl_improves_on_its_initial_policy():
+    """A learning smoke check at 3 synthetic PMs (about 1.5 min on one CPU core): after 200
+    iterations (32k decisions) the greedy CVD-RL policy places more VMs on 16 held-out start points
+    than its random-init policy (measured: 183.9 -> 206.1; Best-Fit 218.6)."""
+    variant = build("vm-synthetic", num_pms=3)
+    starts = draw_starts(jax.random.PRNGKey(777), variant, 16)
+    config = CVDConfig(num_envs=5, rollout_steps=32, gradient_steps=4, batch_size=128, buffer_size=5000,
+                       learning_starts=256, hidden=32, num_starts=16)
+    init_fn, update_fn = ALGORITHMS["cvd"].make_train(variant, config, jax.random.PRNGKey(12345))
+    chunk = jax.jit(lambda s: jax.lax.scan(lambda s, _: update_fn(s), s, None, length=50))
+
+    def placed(state):
+        policy = ALGORITHMS["cvd"].policy_from(config, variant.env, state.params, True)
+        return evaluate_policies(variant, {"p": policy}, starts, jax.random.PRNGKey(0))["p"]["scheduled_length"].mean()
+
+    state = init_fn(jax.random.PRNGKey(0))
+    initial = placed(state)
+    for _ in range(4):
+        state, _ = chunk(state)
+    trained = placed(state)
+    best = evaluate_policies(variant, {"b": best_fit}, starts, jax.random.PRNGKey(0))["b"]["scheduled_length"].mean()
+    assert trained > 1.05 * initial, (initial, trained, best)
