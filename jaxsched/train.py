@@ -96,6 +96,10 @@ class Experiment:
     def from_config(cls, config: TrainConfig) -> "Experiment":
         try:
             variant = build(config.env, **config.env_options)
+            if getattr(variant, "family", "deeprm") == "vm":
+                from jaxsched.vm_episodes import check_vm_baselines
+
+                check_vm_baselines(config.baselines)
             algo = config.algo_config()
             config.bc_config()
         except (ValueError, TypeError) as error:

@@ -69,19 +69,27 @@ def summarize_vm(table: dict) -> dict:
     return summary
 
 
+def check_vm_baselines(names) -> None:
+    """Raises ``ConfigError`` (before any training) for baselines that are not VM heuristics."""
+    from baselines.vm_heuristics import VM_HEURISTICS
+    from jaxsched.config import ConfigError
+
+    unknown = sorted(set(names) - set(VM_HEURISTICS))
+    if unknown:
+        raise ConfigError(f"unknown VM baseline(s) {', '.join(unknown)} (set baselines: for a vm-* env); "
+                          f"choose from {', '.join(VM_HEURISTICS)}")
+
+
 def evaluate_vm_run(experiment, states, out: Path, trained_policies: Callable, log=print) -> dict:
     """``jaxsched.train``'s final evaluation for VM placement: the trained policy of each seed (greedy
     and ε = 0.05, via ``trained_policies(experiment, params, greedy)``) and the VM heuristics named in
     ``baselines`` on ``eval_jobsets`` held-out start points (drawn with ``eval_seed``); writes
     ``eval.json`` and the learning curve into ``out``."""
     from baselines.vm_heuristics import VM_HEURISTICS
-    from jaxsched.config import ConfigError
     from jaxsched.plotting import learning_curve
 
     config = experiment.config
-    unknown = sorted(set(config.baselines) - set(VM_HEURISTICS))
-    if unknown:
-        raise ConfigError(f"unknown VM baseline(s) {', '.join(unknown)}; choose from {', '.join(VM_HEURISTICS)}")
+    check_vm_baselines(config.baselines)
     policies = {name: VM_HEURISTICS[name] for name in config.baselines}
     for s, seed in enumerate(config.seeds):
         params = jax.tree.map(lambda x: x[s], states.params)

@@ -183,3 +183,10 @@ def test_cvd_rl_improves_on_its_initial_policy():
     trained = placed(state)
     best = evaluate_policies(variant, {"b": best_fit}, starts, jax.random.PRNGKey(0))["b"]["scheduled_length"].mean()
     assert trained > 1.05 * initial, (initial, trained, best)
+
+
+def test_vm_run_with_deeprm_baselines_fails_before_training(tmp_path, capsys):
+    code = train_main(["--config", "configs/vm_cvd_synthetic.yaml", "--out", str(tmp_path / "r"),
+                       "baselines=[sjf]"])
+    assert code == 2 and "unknown VM baseline(s) sjf" in capsys.readouterr().err
+    assert not (tmp_path / "r" / "metrics.csv").exists()
