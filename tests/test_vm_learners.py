@@ -140,9 +140,7 @@ def test_train_cli_runs_vm_end_to_end(tmp_path):
     for stats in summary["policies"].values():
         assert stats["scheduled_length"] > 0 and 0 < stats["cpu_allocation"] <= 1 and stats["income"] > 0
     assert (out / "learning_curve_return.png").exists()
-    # resuming the finished run at more iterations continues from its checkpoint
-    code = train_main(["--resume", str(out), "iterations=6"])
-    assert code == 0
+    assert sorted(p.name for p in (out / "checkpoints").iterdir())  # resume itself: test_train_cli.py
 
 
 def test_restarted_episodes_carry_their_own_trace_window():
