@@ -12,7 +12,7 @@ import pytest
 
 from baselines.vm_heuristics import (VM_HEURISTICS, best_fit, best_fit_scores, cvd_candidates, pm_best_fit,
                                      pm_best_fit_scores, top_k_mask)
-from jaxsched.envs.vm import EnvParams, Observation, VmPlacement
+from jaxsched.envs.vm import Observation, VmPlacement
 from jaxsched.registry import HUAWEI_TRACE, build
 from jaxsched.rollout import run_episode
 from jaxsched.vm_episodes import draw_starts, evaluate_policies, initial_state_pool, params_at
