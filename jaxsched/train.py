@@ -51,6 +51,8 @@ class TrainConfig:
     seeds: list[int] = dataclasses.field(default_factory=lambda: [0])
     reinforce: dict = dataclasses.field(default_factory=dict)
     ppo: dict = dataclasses.field(default_factory=dict)
+    dqn: dict = dataclasses.field(default_factory=dict)  # VM placement: SchedRL's Double DQN
+    cvd: dict = dataclasses.field(default_factory=dict)  # VM placement: CVD-RL
     bc: dict | None = None  # behaviour-cloning pre-training on SJF labels; null = none
     jobsets_seed: int = 12345  # fixed training data (e.g. jobsets when reinforce.resample_jobsets is false)
     chunk: int = 10  # iterations per jitted call (logging granularity)
@@ -95,6 +97,10 @@ class Experiment:
     def from_config(cls, config: TrainConfig) -> "Experiment":
         try:
             variant = build(config.env, **config.env_options)
+            if getattr(variant, "family", "deeprm") == "vm":
+                from jaxsched.vm_episodes import check_vm_baselines
+
+                check_vm_baselines(config.baselines)
             algo = config.algo_config()
             config.bc_config()
         except (ValueError, TypeError) as error:
@@ -214,8 +220,10 @@ def run(config: TrainConfig, out: Path, resume: bool = False, log=print) -> Path
             metrics_log.append(rows)
             iteration += length
             bar.update(length)
-            bar.set_postfix(slowdown=f"{np.nanmean(metrics['mean_slowdown'][-1]):.3f}",
-                            ret=f"{np.mean(metrics['mean_return'][-1]):.2f}", steps_s=f"{steps_per_s:,.0f}")
+            postfix = {"ret": f"{np.mean(metrics['mean_return'][-1]):.2f}", "steps_s": f"{steps_per_s:,.0f}"}
+            if "mean_slowdown" in metrics:
+                postfix["slowdown"] = f"{np.nanmean(metrics['mean_slowdown'][-1]):.3f}"
+            bar.set_postfix(postfix)
             if iteration % config.checkpoint_every == 0 or iteration == config.iterations:
                 checkpointer.save(iteration, states)
     finally:
@@ -236,6 +244,10 @@ def evaluate_run(experiment: Experiment, states, out: Path, log=print) -> dict:
     from jaxsched.plotting import learning_curve
 
     config = experiment.config
+    if getattr(experiment.variant, "family", "deeprm") == "vm":
+        from jaxsched.vm_episodes import evaluate_vm_run
+
+        return evaluate_vm_run(experiment, states, out, trained_policies, log)
     jobsets = generate_many(jax.random.PRNGKey(config.eval_seed), experiment.variant.workload,
                             config.eval_jobsets)
     key = jax.random.PRNGKey(config.eval_seed + 1)

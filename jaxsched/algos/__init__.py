@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
-from jaxsched.algos import ppo, reinforce
+from jaxsched.algos import cvd, dqn, ppo, reinforce
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,4 +48,7 @@ ALGORITHMS: dict[str, Algorithm] = {
     "reinforce": Algorithm(reinforce.ReinforceConfig, _reinforce_make_train, reinforce.policy_from,
                            supports_bc=True),
     "ppo": Algorithm(ppo.PPOConfig, _ppo_make_train, ppo.policy_from),
+    # VM placement (issue 4): SchedRL's Double DQN over 2N actions, and CVD-RL.
+    "dqn": Algorithm(dqn.DQNConfig, dqn.make_train, dqn.policy_from),
+    "cvd": Algorithm(cvd.CVDConfig, cvd.make_train, cvd.policy_from),
 }

@@ -1,9 +1,23 @@
-"""VM placement on double-NUMA machines (VMAgent / CVD-RL), non-expansion scenario.
+"""VM placement on double-NUMA machines (VMAgent / CVD-RL): non-expansion and expansion scenarios.
 
 Semantics: ``../shared/spec/vm.md``. N physical machines (PMs) with two NUMA nodes each. The agent
 places one *create* request per step; deletes between two creates are applied automatically (a
 delete frees exactly what its create took; one whose create lies outside the trace window is a
 no-op). The episode ends when the next create fits nowhere or no create is left.
+
+Scenarios (all ``EnvParams``, so they can be vmapped): ``warm_start`` ρ_ws pre-fills the cluster
+with Best-Fit (the default scheduler) from the start of the window until ρ_ws of the in-service CPU
+is allocated (or nothing fits); the agent then takes over, and counters (``time``, ``placed``,
+``income``) start from zero. *Expansion*: ``initial_pms`` < N puts only that many PMs in service;
+whenever the next create fits nowhere, ``pms_per_expansion`` more are added (up to N = ``num_pms``,
+the static array size) before the episode would end. ``initial_pms = 0`` means all N (non-expansion).
+PMs out of service are masked and show as empty in the features.
+
+Metrics (:meth:`VmPlacement.metrics`): scheduled length (creates the agent placed), the CPU
+allocation rate of the in-service PMs **at the episode's end**, and income = Σ over placed VMs of
+lifetime (h) × hourly price, with the explicit linear price model ``price_per_cpu_hour · cpu +
+price_per_gb_hour · mem`` (no price table is public; the defaults are of the order of public cloud
+on-demand list prices and only fix the unit). A VM whose delete is not in the trace earns 0.
 
 Actions ``pm * 2 + numa`` (2N). A single-NUMA VM takes (cpu, mem) from that NUMA. A double-NUMA VM
 takes half of each from *both* NUMAs of the PM, so **both** ``pm * 2`` and ``pm * 2 + 1`` are valid
@@ -34,6 +48,7 @@ from jaxsched.envs.common import select_fields
 from jaxsched.workloads.vm_trace import CREATE, DELETE, VmRequests
 
 REWARDS = ("placement", "allocation")
+ADVANCE_CHUNK = 16  # trace rows read per iteration while skipping deletes (see VmPlacement._advance)
 NUM_FEATURES = 7  # per PM: cpu0, cpu1, mem0, mem1 remaining / capacity; request cpu, mem / capacity, double
 
 
@@ -44,6 +59,11 @@ class EnvParams(environment.EnvParams):
     numa_mem: float = 90.0  # per NUMA, GB (another branch: 160)
     double_mem_above: float = 32.0  # double-NUMA when mem > this ...
     double_cpu_from: float = float("inf")  # ... or cpu >= this
+    warm_start: float = 0.0  # ρ_ws: Best-Fit pre-fills until this share of CPU is allocated
+    initial_pms: int = 0  # PMs in service at the start; 0 = all (non-expansion)
+    pms_per_expansion: int = 10  # PMs added when a create fits nowhere (expansion scenario)
+    price_per_cpu_hour: float = 0.03  # income's price model (per vCPU-hour) ...
+    price_per_gb_hour: float = 0.004  # ... plus per GB-hour
     max_steps_in_episode: int = 1_000_000
 
 
@@ -56,7 +76,9 @@ class EnvState(environment.EnvState):
     placed_pm: jax.Array  # int32[L] PM of each placed create row, -1 otherwise
     taken_cpu: jax.Array  # float32[L, 2] what each create row took per NUMA (freed by its delete)
     taken_mem: jax.Array  # float32[L, 2]
-    placed: jax.Array  # int32 number of VMs placed
+    placed: jax.Array  # int32 number of VMs placed (by the agent; warm start excluded)
+    active: jax.Array  # int32 PMs in service (the first ``active`` of N)
+    income: jax.Array  # float32 Σ lifetime (h) × hourly price of the VMs the agent placed
     requests: VmRequests
 
 
@@ -112,17 +134,47 @@ class VmPlacement(environment.Environment[EnvState, EnvParams]):
         return self.get_obs(state, params), state
 
     def initial_state(self, params: EnvParams) -> EnvState:
-        """Empty cluster, positioned at the first create (earlier deletes are no-ops)."""
+        """Empty cluster at the first create (earlier deletes are no-ops), warm-started if asked."""
         requests = params.requests
         length = requests.length
+        initial_pms = jnp.asarray(params.initial_pms, jnp.int32)
         state = EnvState(
             time=jnp.int32(0), pos=jnp.int32(-1),
             cpu=jnp.full((self.num_pms, 2), params.numa_cpu, jnp.float32),
             mem=jnp.full((self.num_pms, 2), params.numa_mem, jnp.float32),
             placed_pm=jnp.full((length,), -1, jnp.int32),
             taken_cpu=jnp.zeros((length, 2), jnp.float32), taken_mem=jnp.zeros((length, 2), jnp.float32),
-            placed=jnp.int32(0), requests=requests)
-        return self._advance(state)
+            placed=jnp.int32(0),
+            active=jnp.where(initial_pms > 0, jnp.minimum(initial_pms, self.num_pms), self.num_pms),
+            income=jnp.float32(0.0), requests=requests)
+        state = self._warm_start(self._advance(state), params)
+        return self._expand(state.replace(time=jnp.int32(0), placed=jnp.int32(0), income=jnp.float32(0.0)),
+                            params)
+
+    def _warm_start(self, state: EnvState, params: EnvParams) -> EnvState:
+        """Best-Fit places creates until ``warm_start`` of the in-service CPU is allocated."""
+        from baselines.vm_heuristics import best_fit  # the default scheduler (no import cycle at load)
+
+        def filling(state):
+            return (self.cpu_allocation(state, params) < params.warm_start) & jnp.any(self.feasible(state, params))
+
+        def place(state):
+            action = best_fit(None, self.get_obs(state, params))
+            return self._advance(self._place(state, action, params))
+
+        return jax.lax.while_loop(filling, place, state)
+
+    def _expand(self, state: EnvState, params: EnvParams) -> EnvState:
+        """Adds ``pms_per_expansion`` PMs at a time while the next create fits nowhere."""
+        step = jnp.maximum(jnp.asarray(params.pms_per_expansion, jnp.int32), 1)
+
+        def overflowing(state):
+            _, _, _, exists = self._request(state, params)
+            return exists & (state.active < self.num_pms) & ~jnp.any(self.feasible(state, params))
+
+        active = jax.lax.while_loop(lambda a: overflowing(state.replace(active=a)),
+                                    lambda a: jnp.minimum(a + step, self.num_pms), state.active)
+        return state.replace(active=active)
 
     def step_env(self, key: jax.Array, state: EnvState, action: Any, params: EnvParams):
         state, reward, terminated, info = self.transition(state, action, params)
@@ -133,8 +185,10 @@ class VmPlacement(environment.Environment[EnvState, EnvParams]):
         action = jnp.asarray(action, jnp.int32)
         mask = self.feasible(state, params)
         valid = (action >= 0) & (action < self.num_actions) & mask[jnp.clip(action, 0, self.num_actions - 1)]
-        placed_state = self._advance(self._place(state, action, params))
-        next_state = select_state(valid, placed_state, state).replace(time=state.time + 1)
+        # masked updates rather than a select between two whole states: under vmap a select copies
+        # every trace-sized field each step, the masked place/advance touch one row and a few more
+        placed_state = self._advance(self._place(state, action, params, valid), go=valid)
+        next_state = self._expand(placed_state, params).replace(time=state.time + 1)
         allocation = self.cpu_allocation(next_state, params)
         if self.reward_kind == "placement":
             reward = valid.astype(jnp.float32)
@@ -148,8 +202,14 @@ class VmPlacement(environment.Environment[EnvState, EnvParams]):
         return state.time >= params.max_steps_in_episode
 
     def cpu_allocation(self, state: EnvState, params: EnvParams) -> jax.Array:
-        """1 − Σ remaining cpu / total cpu."""
-        return 1.0 - jnp.sum(state.cpu) / (2 * self.num_pms * params.numa_cpu)
+        """1 − Σ remaining cpu / total cpu, over the PMs in service."""
+        in_service = (jnp.arange(self.num_pms) < state.active)[:, None]
+        return 1.0 - jnp.sum(jnp.where(in_service, state.cpu, 0.0)) / (2 * state.active * params.numa_cpu)
+
+    def metrics(self, state: EnvState, params: EnvParams) -> dict[str, jax.Array]:
+        """Scheduled length, end-of-episode CPU allocation rate, income, PMs in service."""
+        return {"scheduled_length": state.placed, "cpu_allocation": self.cpu_allocation(state, params),
+                "income": state.income, "active_pms": state.active}
 
     def _request(self, state: EnvState, params: EnvParams):
         """(cpu, mem, is_double, exists) of the create at ``state.pos``."""
@@ -175,43 +235,59 @@ class VmPlacement(environment.Environment[EnvState, EnvParams]):
         need_cpu, need_mem = self._demand(state, params)
         pm = jnp.arange(self.num_actions) // 2
         fits = jnp.all((state.cpu[pm] >= need_cpu) & (state.mem[pm] >= need_mem), axis=-1)
-        return fits & exists
+        return fits & exists & (pm < state.active)
 
-    def _place(self, state: EnvState, action, params: EnvParams) -> EnvState:
+    def _place(self, state: EnvState, action, params: EnvParams, valid=True) -> EnvState:
+        """Puts the create at ``pos`` on ``action``; changes nothing where ``valid`` is False."""
         action = jnp.clip(action, 0, self.num_actions - 1)
         need_cpu, need_mem = self._demand(state, params)
-        pm, row = action // 2, state.pos
+        pm, row = action // 2, jnp.clip(state.pos, 0, state.requests.length - 1)
+        cpu, mem, _, _ = self._request(state, params)
+        hourly = params.price_per_cpu_hour * cpu + params.price_per_gb_hour * mem
+        lifetime_h = state.requests.duration[row] / 3600.0
+        take_cpu, take_mem = need_cpu[action] * valid, need_mem[action] * valid
         return state.replace(
-            cpu=state.cpu.at[pm].add(-need_cpu[action]), mem=state.mem.at[pm].add(-need_mem[action]),
-            placed_pm=state.placed_pm.at[row].set(pm), taken_cpu=state.taken_cpu.at[row].set(need_cpu[action]),
-            taken_mem=state.taken_mem.at[row].set(need_mem[action]), placed=state.placed + 1)
+            income=state.income + jnp.where(valid, hourly * lifetime_h, 0.0),
+            cpu=state.cpu.at[pm].add(-take_cpu), mem=state.mem.at[pm].add(-take_mem),
+            placed_pm=state.placed_pm.at[row].set(jnp.where(valid, pm, state.placed_pm[row])),
+            taken_cpu=state.taken_cpu.at[row].set(jnp.where(valid, take_cpu, state.taken_cpu[row])),
+            taken_mem=state.taken_mem.at[row].set(jnp.where(valid, take_mem, state.taken_mem[row])),
+            placed=state.placed + jnp.asarray(valid, jnp.int32))
 
-    def _advance(self, state: EnvState) -> EnvState:
-        """Moves past ``pos``, applying deletes, and stops at the next valid create (or the end)."""
+    def _advance(self, state: EnvState, go=True) -> EnvState:
+        """Moves past ``pos`` to the next valid create (or the end, ``pos = L``), applying the deletes
+        in between; stays put where ``go`` is False.
+
+        Rows are read ``ADVANCE_CHUNK`` at a time and a chunk's deletes applied at once (a scatter),
+        so a vmapped batch loops once per chunk rather than once per delete."""
         requests = state.requests
         length = requests.length
+        chunk = min(ADVANCE_CHUNK, length)
+        offsets = jnp.arange(chunk)
 
-        def at_create(pos):
-            row = jnp.clip(pos, 0, length - 1)
-            return (pos >= length) | (requests.valid[row] & (requests.kind[row] == CREATE))
-
-        def body(state):
-            pos = state.pos + 1
-            row = jnp.clip(pos, 0, length - 1)
+        def body(carry):
+            last, cpu, mem, placed_pm, _ = carry
+            rows = last + 1 + offsets
+            row = jnp.clip(rows, 0, length - 1)
+            live = (rows < length) & requests.valid[row]
+            create = live & (requests.kind[row] == CREATE)
+            found = jnp.any(create)
+            first = jnp.where(found, jnp.argmax(create), chunk)
             partner = requests.partner[row]
             created = jnp.clip(partner, 0, length - 1)
-            pm = state.placed_pm[created]
-            free = ((pos < length) & requests.valid[row] & (requests.kind[row] == DELETE)
-                    & (partner >= 0) & (pm >= 0))
-            pm = jnp.maximum(pm, 0)
-            return state.replace(
-                pos=pos,
-                cpu=state.cpu.at[pm].add(jnp.where(free, state.taken_cpu[created], 0.0)),
-                mem=state.mem.at[pm].add(jnp.where(free, state.taken_mem[created], 0.0)),
-                placed_pm=state.placed_pm.at[created].set(jnp.where(free, -1, state.placed_pm[created])))
+            pm = placed_pm[created]
+            free = (offsets < first) & live & (requests.kind[row] == DELETE) & (partner >= 0) & (pm >= 0)
+            target = jnp.where(free, pm, self.num_pms)  # out of range: dropped
+            cpu = cpu.at[target].add(state.taken_cpu[created], mode="drop")
+            mem = mem.at[target].add(state.taken_mem[created], mode="drop")
+            placed_pm = placed_pm.at[jnp.where(free, created, length)].set(-1, mode="drop")
+            result = jnp.where(found, last + 1 + first, jnp.where(last + chunk >= length - 1, length, -1))
+            return last + chunk, cpu, mem, placed_pm, result
 
-        state = jax.lax.while_loop(lambda s: ~at_create(s.pos + 1), body, state)
-        return state.replace(pos=state.pos + 1)
+        start = jnp.where(go, -1, state.pos)
+        _, cpu, mem, placed_pm, pos = jax.lax.while_loop(
+            lambda carry: carry[-1] < 0, body, (state.pos, state.cpu, state.mem, state.placed_pm, start))
+        return state.replace(pos=pos, cpu=cpu, mem=mem, placed_pm=placed_pm)
 
     # ------------------------------------------------------------------ observation
     def get_obs(self, state: EnvState, params: EnvParams | None = None, key=None) -> Observation:

@@ -47,6 +47,7 @@ class VmRequests:
     partner: jax.Array  # int32[L] for a delete: row of its create in this array, -1 if outside; else -1
     time: jax.Array  # float32[L] event time (s), informative only
     valid: jax.Array  # bool[L]
+    duration: jax.Array  # float32[L] for a create: seconds until its delete (0 when the trace has none)
 
     @property
     def length(self) -> int:
@@ -62,6 +63,17 @@ class VmTraceError(ValueError):
 
 
 # ---------------------------------------------------------------------- building
+def durations(kind: jax.Array, partner: jax.Array, time: jax.Array) -> jax.Array:
+    """float32[L] seconds from each create to its delete, read off the deletes' ``partner`` (the
+    income metric needs a VM's lifetime at the moment it is placed, long before its delete)."""
+    kind, partner, time = jnp.asarray(kind), jnp.asarray(partner), jnp.asarray(time, jnp.float32)
+    length = kind.shape[-1]
+    linked = (kind == DELETE) & (partner >= 0)
+    created = jnp.where(linked, partner, length)  # out of range: dropped
+    lifetime = time - time[jnp.clip(partner, 0, length - 1)]
+    return jnp.zeros(length, jnp.float32).at[created].set(lifetime, mode="drop")
+
+
 def _as_requests(kind, vm, cpu, mem, partner, time, length: int | None = None) -> VmRequests:
     n = len(kind)
     length = n if length is None else length
@@ -72,10 +84,10 @@ def _as_requests(kind, vm, cpu, mem, partner, time, length: int | None = None) -
     def padded(x, dtype, fill):
         return jnp.asarray(np.concatenate([np.asarray(x, dtype), np.full(pad, fill, dtype)]))
 
-    return VmRequests(kind=padded(kind, np.int32, CREATE), vm=padded(vm, np.int32, -1),
-                      cpu=padded(cpu, np.float32, 0), mem=padded(mem, np.float32, 0),
-                      partner=padded(partner, np.int32, -1), time=padded(time, np.float32, 0),
-                      valid=padded(np.ones(n, bool), bool, False))
+    kind, partner, time = padded(kind, np.int32, CREATE), padded(partner, np.int32, -1), padded(time, np.float32, 0)
+    return VmRequests(kind=kind, vm=padded(vm, np.int32, -1), cpu=padded(cpu, np.float32, 0),
+                      mem=padded(mem, np.float32, 0), partner=partner, time=time,
+                      valid=padded(np.ones(n, bool), bool, False), duration=durations(kind, partner, time))
 
 
 def from_lifetimes(vmid, cpu, mem, at, lt, length: int | None = None) -> VmRequests:
@@ -236,16 +248,18 @@ def synthetic(key: jax.Array, num_vms: int, mean_interarrival: float = 23.0,
     position = jnp.zeros(2 * num_vms, jnp.int32).at[order].set(jnp.arange(2 * num_vms, dtype=jnp.int32))
     kind = jnp.concatenate([jnp.full(num_vms, CREATE, jnp.int32), jnp.full(num_vms, DELETE, jnp.int32)])[order]
     partner = jnp.full(2 * num_vms, -1, jnp.int32).at[position[num_vms:]].set(position[:num_vms])
+    time = time[order].astype(jnp.float32)
     return VmRequests(kind=kind, vm=ids[order], cpu=jnp.concatenate([cpu, cpu])[order],
-                      mem=jnp.concatenate([mem, mem])[order], partner=partner,
-                      time=time[order].astype(jnp.float32), valid=jnp.ones(2 * num_vms, bool))
+                      mem=jnp.concatenate([mem, mem])[order], partner=partner, time=time,
+                      valid=jnp.ones(2 * num_vms, bool), duration=durations(kind, partner, time))
 
 
 # ---------------------------------------------------------------------- windows
 def window(requests: VmRequests, start: jax.Array, length: int) -> VmRequests:
     """Rows ``[start, start + length)`` (padded past the end), ``partner`` re-based to the window.
 
-    ``start`` may be traced (``vmap`` over start points); ``length`` is static."""
+    ``start`` may be traced (``vmap`` over start points); ``length`` is static. ``duration`` keeps
+    the whole trace's lifetimes (a VM deleted after the window still earns its full lifetime)."""
     start = jnp.asarray(start, jnp.int32)
 
     def cut(x, fill):
@@ -256,4 +270,4 @@ def window(requests: VmRequests, start: jax.Array, length: int) -> VmRequests:
     partner = jnp.where(partner >= start, partner - start, -1)
     return VmRequests(kind=cut(requests.kind, CREATE), vm=cut(requests.vm, -1), cpu=cut(requests.cpu, 0),
                       mem=cut(requests.mem, 0), partner=partner, time=cut(requests.time, 0),
-                      valid=cut(requests.valid, False))
+                      valid=cut(requests.valid, False), duration=cut(requests.duration, 0))

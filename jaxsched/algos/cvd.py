@@ -1,0 +1,119 @@
+"""CVD-RL (paper §4): a decomposed, look-ahead value over PMs, acting inside a top-k candidate set.
+
+Three operators on top of Double DQN (:mod:`jaxsched.algos.dqn`), each switchable for the ablation:
+
+- **decomposition**: Q(s, a) = Σ_i u(x_i(a)) with one network u shared by all PMs, x_i(a) the
+  input of PM i under action a. Only the chosen PM's input changes with a, so the decision is the
+  PM with the largest gain Δ_a = u(x_pm(a)(a)) − u(x_pm(a)(∅)), and one trained u serves any N.
+  Off: one network on the whole flattened cluster (tied to its N).
+- **look-ahead**: x_i(a) is PM i's *post-placement* state (its 4 remaining cpu/mem ratios), not
+  (state, VM, action). Off: x_i(a) = (PM i's 4 ratios, the request's 3 features, a one-hot of
+  {not chosen, NUMA 0, NUMA 1}), i.e. u(s_i, s_v, ā_i) as in the paper's Q̄ without look-ahead.
+- **top-k**: act (and take the target's argmax) only among k candidates: the top-``k_best_fit``
+  by Best-Fit ∪ top-``k_pm_best_fit`` by the PM-level Best-Fit variant
+  (:func:`baselines.vm_heuristics.cvd_candidates`; paper: 2 + 3). Off: all feasible actions.
+
+With decomposition and look-ahead both off this is SchedRL's network (``dqn.schedrl_model``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+import jax
+import jax.numpy as jnp
+
+from baselines.vm_heuristics import cvd_candidates
+from jaxsched.algos import dqn
+
+
+@dataclasses.dataclass(frozen=True)
+class CVDConfig(dqn.DQNConfig):
+    """DQNConfig (the paper's learner settings) plus the three operators and the candidate sizes."""
+
+    decomposition: bool = True
+    lookahead: bool = True
+    top_k: bool = True
+    k_best_fit: int = 2
+    k_pm_best_fit: int = 3
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.top_k and self.k_best_fit + self.k_pm_best_fit < 1:
+            raise ValueError("top-k needs k_best_fit + k_pm_best_fit >= 1")
+
+
+def split_features(features: jax.Array):
+    """``(pm_state[N, 4], request[3])`` from the env's per-PM features: remaining cpu0, cpu1, mem0,
+    mem1 over capacity; the request's cpu, mem over capacity and its double flag."""
+    return features[:, :4], features[0, 4:7]
+
+
+def post_placement(features: jax.Array) -> jax.Array:
+    """float32[2N, 4]: the chosen PM's remaining ratios after each action (a double VM takes half of
+    its cpu and mem from both NUMAs); infeasible actions simply go negative (they are masked)."""
+    pm_state, (cpu, mem, double) = split_features(features)
+    num_actions = 2 * pm_state.shape[0]
+    numa = jnp.arange(num_actions) % 2
+    share = jnp.where(double > 0.5, jnp.full((num_actions, 2), 0.5), jax.nn.one_hot(numa, 2))
+    return pm_state[jnp.arange(num_actions) // 2] - jnp.concatenate([share * cpu, share * mem], axis=-1)
+
+
+def cvd_model(num_pms: int, config: CVDConfig) -> dqn.QModel:
+    """The Q-model for ``config``'s operators (see the module doc)."""
+    pm_of_action = jnp.arange(2 * num_pms) // 2
+    acting_mask = cvd_candidates if config.top_k else (lambda obs: obs.action_mask)
+    if not config.decomposition and not config.lookahead:
+        return dqn.schedrl_model(num_pms, config)._replace(acting_mask=acting_mask)
+
+    if config.decomposition and config.lookahead:
+        unit = dqn.MLP(config.hidden, config.layers, 1)
+        value = lambda params, x: unit.apply(params, x)[..., 0]
+
+        def q_values(params, features):
+            pm_state, _ = split_features(features)
+            unchanged = value(params, pm_state)  # [N]
+            gain = value(params, post_placement(features)) - unchanged[pm_of_action]
+            return jnp.sum(unchanged) + gain
+
+        return dqn.QModel(init=lambda key, features: unit.init(key, jnp.zeros(4)), q_values=q_values,
+                          acting_mask=acting_mask)
+
+    if config.decomposition:  # per-PM u(s_i, s_v, ā_i) without look-ahead
+        unit = dqn.MLP(config.hidden, config.layers, 1)
+
+        def inputs(features, choice):
+            pm_state, request = split_features(features)
+            rows = pm_state.shape[0] if choice.ndim == 0 else choice.shape[0]
+            state = pm_state if choice.ndim == 0 else pm_state[pm_of_action]
+            return jnp.concatenate([state, jnp.broadcast_to(request, (rows, 3)),
+                                    jnp.broadcast_to(jax.nn.one_hot(choice, 3), (rows, 3))], axis=-1)
+
+        def q_values(params, features):
+            unchanged = unit.apply(params, inputs(features, jnp.int32(0)))[:, 0]  # [N]
+            chosen = unit.apply(params, inputs(features, 1 + jnp.arange(2 * num_pms) % 2))[:, 0]  # [2N]
+            return jnp.sum(unchanged) + chosen - unchanged[pm_of_action]
+
+        return dqn.QModel(init=lambda key, features: unit.init(key, jnp.zeros(10)), q_values=q_values,
+                          acting_mask=acting_mask)
+
+    # look-ahead without decomposition: one network on the whole post-placement cluster
+    whole = dqn.MLP(config.hidden, config.layers, 1)
+
+    def q_values(params, features):
+        pm_state, _ = split_features(features)
+        after = jax.vmap(lambda a, row: pm_state.at[pm_of_action[a]].set(row))(
+            jnp.arange(2 * num_pms), post_placement(features))  # [2N, N, 4]
+        return whole.apply(params, after.reshape(2 * num_pms, -1))[:, 0]
+
+    return dqn.QModel(init=lambda key, features: whole.init(key, jnp.zeros(4 * num_pms)), q_values=q_values,
+                      acting_mask=acting_mask)
+
+
+def make_train(variant, config: CVDConfig, data_key: jax.Array):
+    return dqn.make_train(variant, config, data_key, cvd_model(variant.env.num_pms, config))
+
+
+def policy_from(config: CVDConfig, env, params, greedy: bool = True) -> Callable:
+    return dqn.greedy_policy(cvd_model(env.num_pms, config), params, greedy)

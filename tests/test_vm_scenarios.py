@@ -1,0 +1,148 @@
+"""VM placement scenarios beyond the basic env: warm start, expansion, income, the second Best-Fit
+variant, top-k candidate masks, registered variants and the Huawei trace (skipped when absent)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from baselines.vm_heuristics import (VM_HEURISTICS, best_fit, best_fit_scores, cvd_candidates, pm_best_fit,
+                                     pm_best_fit_scores, top_k_mask)
+from jaxsched.envs.vm import Observation, VmPlacement
+from jaxsched.registry import HUAWEI_TRACE, build
+from jaxsched.rollout import run_episode
+from jaxsched.vm_episodes import draw_starts, evaluate_policies, initial_state_pool, params_at
+from jaxsched.workloads.vm_trace import load_lifetimes
+from test_vm_env import lifetimes, small_params
+
+
+def test_durations_are_lifetimes_of_creates():
+    r = lifetimes((1, 1, 0, 5), (2, 2, 5, 3), (3, 3, 6, 0))  # C0 D0 C1 C2 D2 D1
+    np.testing.assert_allclose(r.duration, [5, 0, 3, 0, 0, 0])
+
+
+def test_warm_start_fills_with_best_fit_then_hands_over():
+    env = VmPlacement(num_pms=2)
+    # six 1-cpu VMs; ρ_ws = 0.25 of 16 cpu = 4 cpu: Best-Fit stacks them on NUMA (0, 0)
+    params = small_params(lifetimes(*[(1, 1, t, 100) for t in range(6)]), warm_start=0.25)
+    obs, state = env.reset_env(None, params)
+    assert state.cpu.tolist() == [[0, 4], [4, 4]]
+    assert int(state.placed) == 0 and int(state.time) == 0 and float(state.income) == 0.0
+    assert int(state.pos) == 4  # the agent decides the fifth create
+    assert float(env.cpu_allocation(state, params)) == pytest.approx(0.25)
+    result = run_episode(env, params, best_fit, jax.random.PRNGKey(0))
+    assert float(result.episode_return) == 2.0 and int(result.state.placed) == 2
+
+
+def test_warm_start_stops_when_nothing_fits():
+    env = VmPlacement(num_pms=1)
+    params = small_params(lifetimes((4, 8, 0, 99), (4, 8, 1, 99), (4, 8, 2, 99)), warm_start=0.9)
+    _, state = env.reset_env(None, params)
+    assert state.cpu.tolist() == [[0, 0]] and not bool(env.feasible(state, params).any())
+
+
+def test_expansion_adds_pms_when_a_create_fits_nowhere():
+    env = VmPlacement(num_pms=3)
+    # 4-cpu VMs fill one NUMA each; 1 PM in service, +1 per overflow, up to 3
+    params = small_params(lifetimes(*[(4, 1, t, 99) for t in range(7)]), initial_pms=1, pms_per_expansion=1)
+    obs, state = env.reset_env(None, params)
+    assert int(state.active) == 1 and obs.action_mask.tolist() == [True, True, False, False, False, False]
+    assert float(env.cpu_allocation(state, params)) == 0.0
+    obs, state, *_ = env.step_env(None, state, 0, params)
+    assert float(env.cpu_allocation(state, params)) == pytest.approx(0.5)  # of the PM in service
+    obs, state, _, done, _ = env.step_env(None, state, 1, params)  # PM 0 full -> PM 1 joins
+    assert int(state.active) == 2 and not bool(done)
+    assert obs.action_mask.tolist() == [False, False, True, True, False, False]
+    assert float(env.cpu_allocation(state, params)) == pytest.approx(0.5)
+    result = run_episode(env, params, best_fit, jax.random.PRNGKey(0))
+    assert float(result.episode_return) == 6.0 and int(result.state.active) == 3 and bool(result.terminated)
+    # non-expansion (all 3 in service from the start) places the same 6 and also ends on the 7th
+    full = run_episode(env, params.replace(initial_pms=0), best_fit, jax.random.PRNGKey(0))
+    assert float(full.episode_return) == 6.0
+
+
+def test_income_is_lifetime_times_hourly_price():
+    env = VmPlacement(num_pms=1)
+    params = small_params(lifetimes((2, 4, 0, 7200), (1, 2, 10, 1800)), price_per_cpu_hour=0.5,
+                          price_per_gb_hour=0.25)
+    result = run_episode(env, params, best_fit, jax.random.PRNGKey(0))
+    # (2 * 0.5 + 4 * 0.25) * 2 h + (1 * 0.5 + 2 * 0.25) * 0.5 h
+    assert float(result.state.income) == pytest.approx(4.0 + 0.5)
+    metrics = env.metrics(result.state, params)
+    assert int(metrics["scheduled_length"]) == 2 and float(metrics["income"]) == pytest.approx(4.5)
+
+
+# ---------------------------------------------------------------------- heuristics
+def obs_of(cpu, mem, mask, request_cpu, request_mem, double=False):
+    cpu, mem = jnp.asarray(cpu, jnp.float32), jnp.asarray(mem, jnp.float32)
+    return Observation(features=jnp.zeros((cpu.shape[0], 7)), action_mask=jnp.asarray(mask), cpu=cpu, mem=mem,
+                       request_cpu=jnp.float32(request_cpu), request_mem=jnp.float32(request_mem),
+                       is_double=jnp.bool_(double), numa_cpu=jnp.float32(40.0), numa_mem=jnp.float32(80.0))
+
+
+def test_pm_best_fit_prefers_the_fullest_pm():
+    # Best-Fit: action 1 leaves 2/40 on its NUMA. PM 1 as a whole is fuller (cpu and memory).
+    obs = obs_of([[40, 6], [10, 10]], [[80, 80], [20, 20]], [True] * 4, 4, 4)
+    assert int(best_fit(None, obs)) == 1
+    assert int(pm_best_fit(None, obs)) == 2
+    scores = pm_best_fit_scores(obs)  # PM 1: cpu (6 + 10) / 40, mem (16 + 20) / 80
+    assert float(scores[2]) == pytest.approx(16 / 40 + 36 / 80 + (6 / 40) / 1024)
+    obs = obs_of([[40, 6], [10, 10]], [[80, 80], [20, 20]], [True, True, False, False], 4, 4)
+    assert int(pm_best_fit(None, obs)) == 1  # the infeasible PM is never chosen; NUMA 1 fits best
+
+
+def test_top_k_masks_and_cvd_candidates():
+    obs = obs_of([[5, 30], [6, 20], [40, 9]], [[80] * 2] * 3, [True] * 6, 4, 4)
+    # Best-Fit ratios left: 1/40, 26/40, 2/40, 16/40, 36/40, 5/40 -> top 2 are actions 0, 2
+    assert np.flatnonzero(top_k_mask(best_fit_scores(obs), 2, obs)).tolist() == [0, 2]
+    assert top_k_mask(best_fit_scores(obs), 10, obs).sum() == 6
+    # PM-level: PM 1 (6+20 cpu) is the fullest, both its NUMAs first (NUMA 0 by Best-Fit), then
+    # PM 0 (5+30) on NUMA 0
+    pm_top = np.flatnonzero(top_k_mask(pm_best_fit_scores(obs), 3, obs)).tolist()
+    assert pm_top == [0, 2, 3]
+    assert np.flatnonzero(cvd_candidates(obs, 2, 3)).tolist() == [0, 2, 3]  # the union
+    assert np.flatnonzero(cvd_candidates(obs, 2, 1)).tolist() == [0, 2]
+    # a double VM: one candidate per PM (its NUMA-0 action), infeasible PMs excluded
+    obs = obs_of([[5, 30], [6, 20], [40, 9]], [[80] * 2] * 3, [False, False, True, True, True, True], 4, 4,
+                 double=True)
+    mask = top_k_mask(best_fit_scores(obs), 5, obs)
+    assert np.flatnonzero(mask).tolist() == [2, 4]
+    assert VM_HEURISTICS["pm_best_fit"] is pm_best_fit
+
+
+# ---------------------------------------------------------------------- variants and start points
+def test_synthetic_variant_pool_and_evaluation():
+    variant = build("vm-synthetic", window=300, warm_start=0.5)
+    assert variant.env.num_pms == 3 and variant.params.warm_start == 0.5
+    starts = draw_starts(jax.random.PRNGKey(0), variant, 4)
+    assert np.all((np.asarray(starts) >= variant.start_low) & (np.asarray(starts) < variant.start_high))
+    pool = initial_state_pool(variant, starts)
+    allocation = jax.vmap(variant.env.cpu_allocation, in_axes=(0, None))(pool, variant.params)
+    assert np.all(np.asarray(allocation) >= 0.5)
+    again = variant.env.initial_state(params_at(variant, starts[2]))
+    np.testing.assert_array_equal(pool.cpu[2], again.cpu)
+    tables = evaluate_policies(variant, {"first_fit": VM_HEURISTICS["first_fit"]}, starts, jax.random.PRNGKey(1))
+    assert tables["first_fit"]["scheduled_length"].shape == (4,)
+    assert np.all(tables["first_fit"]["scheduled_length"] > 0)
+
+
+def test_variant_errors():
+    with pytest.raises(ValueError, match="unknown option"):
+        build("vm-synthetic", capacity=3)
+    with pytest.raises(ValueError, match="not found"):
+        build("vm-huawei", trace="/nonexistent/trace.csv")
+    with pytest.raises(ValueError, match="start_low"):
+        build("vm-synthetic", start_low=10, start_high=5)
+
+
+def test_huawei_trace_loads():
+    if not Path(HUAWEI_TRACE).exists():
+        pytest.skip(f"{HUAWEI_TRACE} not found (../shared is absent); the Huawei trace test needs it")
+    requests = load_lifetimes(HUAWEI_TRACE)
+    assert requests.length == 2 * 116_313 and bool(requests.valid.all())
+    creates = np.asarray(requests.kind) == 0
+    assert creates.sum() == 116_313 and np.all(np.asarray(requests.duration)[creates] >= 0)
