@@ -275,7 +275,10 @@ def _write_load_curve(args, loads, names, rows) -> None:
     for name in names:
         mine = [r for r in rows if r["policy"] == name]
         stds = [r.get("seed_std_slowdown", 0.0) for r in mine]
-        curves[name] = ([r["mean_slowdown"] for r in mine], stds if any(stds) else None)
+        missing = sum(r["unfinished"] + r["dropped"] for r in mine)
+        label = f"{name} ({missing} of {sum(r['jobs'] for r in mine)} jobs unfinished or dropped)" if missing \
+            else name  # its means cover finished jobs only: say so where the eye compares lines
+        curves[label] = ([r["mean_slowdown"] for r in mine], stds if any(stds) else None)
     slowdown_vs_load(loads, curves, stem.with_suffix(".png"), title=f"{args.env}: slowdown vs load")
     print(f"wrote {stem.with_suffix('.csv')} and {stem.with_suffix('.png')}")
 
