@@ -237,6 +237,16 @@ def trained_policies(experiment: Experiment, params, greedy: bool):
     return ALGORITHMS[experiment.config.algo].policy_from(experiment.algo, experiment.variant.env, params, greedy)
 
 
+def seed_policies(experiment: Experiment, states) -> dict:
+    """``trained-s<seed>`` (greedy) and ``trained-s<seed>-sampled`` for each seed of the stacked states."""
+    policies = {}
+    for s, seed in enumerate(experiment.config.seeds):
+        params = jax.tree.map(lambda x: x[s], states.params)
+        policies[f"trained-s{seed}"] = trained_policies(experiment, params, greedy=True)
+        policies[f"trained-s{seed}-sampled"] = trained_policies(experiment, params, greedy=False)
+    return policies
+
+
 def evaluate_run(experiment: Experiment, states, out: Path, log=print) -> dict:
     """The trained policy of each seed (greedy and sampled) and the baselines on held-out jobsets."""
     from baselines import make_heuristic
@@ -247,15 +257,11 @@ def evaluate_run(experiment: Experiment, states, out: Path, log=print) -> dict:
     if getattr(experiment.variant, "family", "deeprm") == "vm":
         from jaxsched.vm_episodes import evaluate_vm_run
 
-        return evaluate_vm_run(experiment, states, out, trained_policies, log)
+        return evaluate_vm_run(experiment, out, seed_policies(experiment, states), log)
     jobsets = generate_many(jax.random.PRNGKey(config.eval_seed), experiment.variant.workload,
                             config.eval_jobsets)
     key = jax.random.PRNGKey(config.eval_seed + 1)
-    policies = {name: make_heuristic(name) for name in config.baselines}
-    for s, seed in enumerate(config.seeds):
-        params = jax.tree.map(lambda x: x[s], states.params)
-        policies[f"trained-s{seed}"] = trained_policies(experiment, params, greedy=True)
-        policies[f"trained-s{seed}-sampled"] = trained_policies(experiment, params, greedy=False)
+    policies = {name: make_heuristic(name) for name in config.baselines} | seed_policies(experiment, states)
     tables = evaluate_jobsets(experiment.variant, policies, jobsets, key)
     summary = {name: summarize(table) for name, table in tables.items()}
     (out / "eval.json").write_text(json.dumps({"jobsets": config.eval_jobsets, "seed": config.eval_seed,

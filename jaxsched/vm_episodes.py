@@ -80,9 +80,9 @@ def check_vm_baselines(names) -> None:
                           f"choose from {', '.join(VM_HEURISTICS)}")
 
 
-def evaluate_vm_run(experiment, states, out: Path, trained_policies: Callable, log=print) -> dict:
-    """``jaxsched.train``'s final evaluation for VM placement: the trained policy of each seed (greedy
-    and ε = 0.05, via ``trained_policies(experiment, params, greedy)``) and the VM heuristics named in
+def evaluate_vm_run(experiment, out: Path, trained: dict[str, Callable], log=print) -> dict:
+    """``jaxsched.train``'s final evaluation for VM placement: the ``trained`` policies (each seed's,
+    greedy and ε = 0.05, from ``jaxsched.train.seed_policies``) and the VM heuristics named in
     ``baselines`` on ``eval_jobsets`` held-out start points (drawn with ``eval_seed``); writes
     ``eval.json`` and the learning curve into ``out``."""
     from baselines.vm_heuristics import VM_HEURISTICS
@@ -90,11 +90,7 @@ def evaluate_vm_run(experiment, states, out: Path, trained_policies: Callable, l
 
     config = experiment.config
     check_vm_baselines(config.baselines)
-    policies = {name: VM_HEURISTICS[name] for name in config.baselines}
-    for s, seed in enumerate(config.seeds):
-        params = jax.tree.map(lambda x: x[s], states.params)
-        policies[f"trained-s{seed}"] = trained_policies(experiment, params, greedy=True)
-        policies[f"trained-s{seed}-sampled"] = trained_policies(experiment, params, greedy=False)
+    policies = {name: VM_HEURISTICS[name] for name in config.baselines} | trained
     starts = draw_starts(jax.random.PRNGKey(config.eval_seed), experiment.variant, config.eval_jobsets)
     tables = evaluate_policies(experiment.variant, policies, starts, jax.random.PRNGKey(config.eval_seed + 1))
     summary = {name: summarize_vm(table) for name, table in tables.items()}
