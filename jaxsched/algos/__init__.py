@@ -30,24 +30,23 @@ class Algorithm:
     supports_bc: bool = False  # behaviour-cloning pre-training can supply its initial params
 
 
-def _reinforce_make_train(variant, config: reinforce.ReinforceConfig, data_key):
-    from jaxsched.workloads.deeprm import generate_many
+def _on_jobsets(make_train: Callable) -> Callable:
+    """Adapts a job-scheduling learner's ``make_train(env, env_params, workload, config, fixed_jobsets)``:
+    fixed jobsets are drawn with ``data_key`` unless the config resamples them every iteration."""
 
-    fixed = None if config.resample_jobsets else generate_many(data_key, variant.workload, config.num_jobsets)
-    return reinforce.make_train(variant.env, variant.params, variant.workload, config, fixed)
+    def adapted(variant, config, data_key):
+        from jaxsched.workloads.deeprm import generate_many
 
+        fixed = None if config.resample_jobsets else generate_many(data_key, variant.workload, config.num_jobsets)
+        return make_train(variant.env, variant.params, variant.workload, config, fixed)
 
-def _ppo_make_train(variant, config: ppo.PPOConfig, data_key):
-    from jaxsched.workloads.deeprm import generate_many
-
-    fixed = None if config.resample_jobsets else generate_many(data_key, variant.workload, config.num_jobsets)
-    return ppo.make_train(variant.env, variant.params, variant.workload, config, fixed)
+    return adapted
 
 
 ALGORITHMS: dict[str, Algorithm] = {
-    "reinforce": Algorithm(reinforce.ReinforceConfig, _reinforce_make_train, reinforce.policy_from,
+    "reinforce": Algorithm(reinforce.ReinforceConfig, _on_jobsets(reinforce.make_train), reinforce.policy_from,
                            supports_bc=True),
-    "ppo": Algorithm(ppo.PPOConfig, _ppo_make_train, ppo.policy_from),
+    "ppo": Algorithm(ppo.PPOConfig, _on_jobsets(ppo.make_train), ppo.policy_from),
     # VM placement (issue 4): SchedRL's Double DQN over 2N actions, and CVD-RL.
     "dqn": Algorithm(dqn.DQNConfig, dqn.make_train, dqn.policy_from),
     "cvd": Algorithm(cvd.CVDConfig, cvd.make_train, cvd.policy_from),
