@@ -18,7 +18,7 @@ from gymnax.wrappers import LogWrapper
 
 import jaxsched
 from jaxsched.jobset import stack
-from jaxsched.registry import build, registered
+from jaxsched.registry import VARIANTS, build, registered
 from jaxsched.rollout import make_evaluator, run_episode, with_jobsets
 from baselines.heuristics import random_policy
 
@@ -469,7 +469,8 @@ def test_spaces(tiny, hand_run):
 
 # The ten MDP-design scenarios differ only in sizes (checked without compiling in
 # test_mdp_variants): two of them here keep the compile time down.
-JIT_CHECKED = [n for n in registered() if not n.startswith("bracis-") or n in ("bracis-1", "bracis-9")]
+JIT_CHECKED = [n for n in sorted(VARIANTS)  # the job-scheduling variants (VM ones: test_vm_scenarios)
+               if not n.startswith("bracis-") or n in ("bracis-1", "bracis-9")]
 
 
 @pytest.mark.parametrize("name", JIT_CHECKED)
