@@ -213,20 +213,21 @@ def main(argv=None) -> int:
     vm.add_argument("--repeats", type=int, default=3)
     vm.add_argument("--out", type=Path, default=Path("results/bench_vm.json"))
     args = parser.parse_args(argv)
-    if args.what == "vm":
+
+    def int_list(flag: str, text: str) -> list[int]:
         try:
-            sizes = [int(n) for n in args.num_pms.split(",")]
+            return [int(x) for x in text.split(",")]
         except ValueError:
-            parser.error(f"--num-pms must be comma-separated integers, got {args.num_pms!r}")
+            parser.error(f"{flag} must be comma-separated integers, got {text!r}")
+
+    if args.what == "vm":
+        sizes = int_list("--num-pms", args.num_pms)
         print(f"hardware: {_hardware()}")
         bench_vm(sizes, args.batch, args.steps, args.repeats, args.window, args.out)
     if args.what == "train":
         bench_train(args.config, args.overrides, args.repeats, args.out)
     if args.what == "env":
-        try:
-            sizes = [int(b) for b in args.batch_sizes.split(",")]
-        except ValueError:
-            parser.error(f"--batch-sizes must be comma-separated integers, got {args.batch_sizes!r}")
+        sizes = int_list("--batch-sizes", args.batch_sizes)
         print(f"hardware: {_hardware()}")
         bench_env(sizes, args.steps, args.repeats, args.load, args.out)
     return 0
