@@ -40,3 +40,14 @@ def learning_curve(x, series: dict[str, list[float]], path: Path, xlabel: str, y
     for i, (name, level) in enumerate((hlines or {}).items()):
         ax.axhline(level, linestyle="--", color=f"C{i + len(series)}", label=name)
     _save(fig, ax, path, xlabel, ylabel, title)
+
+
+def curves(path: Path, xlabel: str, ylabel: str, series: dict[str, tuple], hlines: dict[str, float] | None = None,
+           title: str = "") -> None:
+    """Several ``(x, y)`` lines with their own x values (e.g. runs against wall-clock), plus levels."""
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for name, (x, y) in series.items():
+        ax.plot(x, y, label=name)
+    for name, level in (hlines or {}).items():
+        ax.axhline(level, linestyle="--", color="k", label=name)
+    _save(fig, ax, path, xlabel, ylabel, title)

@@ -110,21 +110,31 @@ class Experiment:
         return cls(config, variant, algo, init_fn, update_fn)
 
     def initial_states(self, log=print):
-        """One train state per seed, stacked; behaviour-cloned initial params when configured."""
-        states = []
+        """One train state per seed, stacked; behaviour-cloned initial params when configured.
+
+        Also returns one record per behaviour-cloned seed (accuracy, epoch, wall-clock including
+        label generation and compilation), so that time-to-SJF curves can count the pre-training."""
+        states, cloning = [], []
         bc = self.config.bc_config()
         for seed in self.config.seeds:
             key = jax.random.PRNGKey(seed)
             initial = None
             if bc is not None:
                 bc_key, key = jax.random.split(key)
+                t0 = time.perf_counter()
                 result = train_behaviour_cloning(self.variant.env, self.variant.params, self.variant.workload,
                                                  bc, bc_key)
+                jax.block_until_ready(result.params)
+                wall_s = time.perf_counter() - t0
                 log(f"seed {seed}: behaviour cloning best validation accuracy {result.best_val_acc:.3f} "
-                    f"at epoch {result.best_epoch} ({result.num_train} train / {result.num_val} val decisions)")
+                    f"at epoch {result.best_epoch} ({result.num_train} train / {result.num_val} val decisions, "
+                    f"{wall_s:.0f} s)")
+                cloning.append({"seed": seed, "best_val_acc": float(result.best_val_acc),
+                                "best_epoch": int(result.best_epoch), "train_decisions": int(result.num_train),
+                                "val_decisions": int(result.num_val), "wall_s": round(wall_s, 2)})
                 initial = result.params
             states.append(self.init_fn(key, initial))
-        return jax.tree.map(lambda *xs: jnp.stack(xs), *states)
+        return jax.tree.map(lambda *xs: jnp.stack(xs), *states), cloning
 
     def state_template(self):
         """Zeros shaped like the stacked train states (what a checkpoint restores into)."""
@@ -183,7 +193,10 @@ def run(config: TrainConfig, out: Path, resume: bool = False, log=print) -> Path
     else:
         if (out / "config.json").exists():
             raise CheckpointError(f"{out} already holds a run; use --resume {out} or another --out")
-        states = experiment.initial_states(log)
+        states, cloning = experiment.initial_states(log)
+        if cloning:
+            (out / "behaviour_cloning.json").parent.mkdir(parents=True, exist_ok=True)
+            (out / "behaviour_cloning.json").write_text(json.dumps(cloning, indent=1))
         start = 0
     write_run_config(out, resolved)
     metrics_log = MetricsLog(out / "metrics.csv", start if resume else None)

@@ -148,3 +148,14 @@ def test_evaluate_checkpoint_over_loads(full_run, tmp_path):
     assert set(stats) == {"0.4", "1.2"}
     assert stats["0.4"]["sjf"]["jobs"] < stats["1.2"]["sjf"]["jobs"]  # more load, more jobs
     assert (tmp_path / "deeprm_slowdown_vs_load.png").exists()
+
+
+def test_behaviour_cloning_is_recorded_per_seed_with_its_wall_clock():
+    experiment = train_mod.Experiment.from_config(
+        tiny(bc=dict(num_jobsets=4, episode_len=30, max_epochs=2, batch_size=32)))
+    states, cloning = experiment.initial_states(log=lambda *_: None)
+    assert [c["seed"] for c in cloning] == [0, 1]
+    for record in cloning:
+        assert 0.0 <= record["best_val_acc"] <= 1.0 and 1 <= record["best_epoch"] <= 2
+        assert record["train_decisions"] > 0 and record["wall_s"] > 0
+    assert int(states.iteration[0]) == 0

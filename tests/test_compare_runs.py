@@ -1,0 +1,47 @@
+"""compare_runs: time-to-baseline from hand-written run directories (no training needed)."""
+
+import csv
+import json
+
+import pytest
+
+from jaxsched.compare_runs import compare, main
+
+
+def _write_run(path, slowdowns, wall_per_it=2.0, cloning_s=None, sjf=3.0):
+    path.mkdir(parents=True)
+    with open(path / "metrics.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=["iteration", "seed", "mean_slowdown", "wall_s"])
+        writer.writeheader()
+        for i, value in enumerate(slowdowns, start=1):
+            for seed in (0, 1):  # two seeds: the curve is their mean
+                writer.writerow({"iteration": i, "seed": seed, "mean_slowdown": value + (0.5 if seed else -0.5),
+                                 "wall_s": wall_per_it})
+    policy = {"mean_slowdown": sjf, "mean_completion_time": 9.0, "finished": 10, "jobs": 10}
+    (path / "eval.json").write_text(json.dumps({"policies": {"sjf": policy}}))
+    if cloning_s is not None:
+        (path / "behaviour_cloning.json").write_text(json.dumps([{"seed": 0, "wall_s": cloning_s}]))
+    return path
+
+
+def test_time_to_baseline_needs_a_full_window_and_counts_cloning(tmp_path):
+    fast = _write_run(tmp_path / "fast", [2.0, 5.0, 5.0, 2.5, 2.5, 2.5], cloning_s=30.0)
+    never = _write_run(tmp_path / "never", [4.0] * 6)
+    summary = compare({"fast": fast, "never": never}, tmp_path / "out", window=3)
+    # iteration 1 is below SJF alone but its window is not full; the running mean of (5, 5, 2.5) is 4.17,
+    # of (5, 2.5, 2.5) 3.33, of (2.5, 2.5, 2.5) 2.5 <= 3 at iteration 6: 6 iterations x 2 s + 30 s cloning.
+    assert summary["runs"]["fast"]["reaches_sjf"] == {"iteration": 6, "wall_s": 42.0}
+    assert summary["runs"]["never"]["reaches_sjf"] == {"iteration": None, "wall_s": None}
+    assert summary["runs"]["fast"]["behaviour_cloning_s"] == 30.0
+    assert summary["runs"]["fast"]["train_wall_s"] == 12.0
+    for name in ("summary.json", "learning_curves_iteration.png", "learning_curves_wallclock.png",
+                 "fast/metrics.csv", "fast/behaviour_cloning.json", "never/eval.json"):
+        assert (tmp_path / "out" / name).exists(), name
+
+
+def test_missing_run_files_and_bad_arguments_are_clear_errors(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    assert main(["--out", str(tmp_path / "out"), f"x={tmp_path / 'empty'}"]) == 2
+    assert "no metrics.csv" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path / "out"), "no-label"])
