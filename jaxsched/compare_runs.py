@@ -19,7 +19,6 @@ with fresh jobsets every iteration (``resample_jobsets``) both estimate the same
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import shutil
 import sys
@@ -29,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from jaxsched.plotting import curves
+from jaxsched.run_files import per_iteration_means
 
 _RUN_FILES = ("config.json", "eval.json", "metrics.csv", "behaviour_cloning.json")
 
@@ -48,12 +48,8 @@ def read_run(run: Path) -> RunCurve:
     for name in ("metrics.csv", "eval.json"):
         if not (run / name).exists():
             raise FileNotFoundError(f"{run} has no {name}: is it a finished `python -m jaxsched.train` run?")
-    with open(run / "metrics.csv", newline="") as f:
-        rows = list(csv.DictReader(f))
-    iterations = np.array(sorted({int(r["iteration"]) for r in rows}))
-    by_iteration = {i: [r for r in rows if int(r["iteration"]) == i] for i in iterations}
-    slowdown = np.array([np.nanmean([float(r["mean_slowdown"]) for r in by_iteration[i]]) for i in iterations])
-    wall = np.cumsum([float(by_iteration[i][0]["wall_s"]) for i in iterations])
+    iterations, means = per_iteration_means(run / "metrics.csv", ("mean_slowdown", "wall_s"))
+    slowdown, wall = means["mean_slowdown"], np.cumsum(means["wall_s"])
     cloning_path = run / "behaviour_cloning.json"
     cloning_s = sum(r["wall_s"] for r in json.loads(cloning_path.read_text())) if cloning_path.exists() else 0.0
     heldout = json.loads((run / "eval.json").read_text())["policies"]

@@ -17,7 +17,6 @@ import argparse
 import csv
 import dataclasses
 import json
-import math
 import sys
 import time
 from pathlib import Path
@@ -34,6 +33,7 @@ from jaxsched.checkpoint import (CheckpointError, Checkpointer, check_same_confi
 from jaxsched.config import ConfigError, build_config, load_config, to_dict
 from jaxsched.metrics import summarize
 from jaxsched.registry import build
+from jaxsched.run_files import per_iteration_means, write_evaluation
 from jaxsched.workloads.deeprm import generate_many
 
 TIMING_COLUMNS = ("steps_per_s", "wall_s")
@@ -277,26 +277,17 @@ def evaluate_run(experiment: Experiment, states, out: Path, log=print) -> dict:
     policies = {name: make_heuristic(name) for name in config.baselines} | seed_policies(experiment, states)
     tables = evaluate_jobsets(experiment.variant, policies, jobsets, key)
     summary = {name: summarize(table) for name, table in tables.items()}
-    (out / "eval.json").write_text(json.dumps({"jobsets": config.eval_jobsets, "seed": config.eval_seed,
-                                               "policies": summary}, indent=1))
-    width = max(len(n) for n in summary)
-    log(f"held-out evaluation ({config.eval_jobsets} jobsets, seed {config.eval_seed}):")
-    for name, stats in summary.items():
-        log(f"  {name:{width}s}  slowdown {stats['mean_slowdown']:7.3f}  completion "
-            f"{stats['mean_completion_time']:7.3f}  finished {stats['finished']}/{stats['jobs']}  "
-            f"dropped {stats['dropped']}")
-
-    with open(out / "metrics.csv", newline="") as f:
-        rows = list(csv.DictReader(f))
-    iterations = sorted({int(r["iteration"]) for r in rows})
-    per_iteration = lambda key: [float(np.nanmean([float(r[key]) for r in rows if int(r["iteration"]) == i]))
-                                 for i in iterations]
+    write_evaluation(out, {"jobsets": config.eval_jobsets, "seed": config.eval_seed}, summary,
+                     lambda stats: f"slowdown {stats['mean_slowdown']:7.3f}  completion "
+                                   f"{stats['mean_completion_time']:7.3f}  finished {stats['finished']}/"
+                                   f"{stats['jobs']}  dropped {stats['dropped']}",
+                     f"{config.eval_jobsets} jobsets, seed {config.eval_seed}", log)
+    iterations, means = per_iteration_means(out / "metrics.csv", ("mean_slowdown", "mean_return", "max_return"))
     hlines = {name: summary[name]["mean_slowdown"] for name in config.baselines if name in summary}
-    learning_curve(iterations, {"training rollouts (mean over seeds)": per_iteration("mean_slowdown")},
+    learning_curve(iterations, {"training rollouts (mean over seeds)": means["mean_slowdown"]},
                    out / "learning_curve_slowdown.png", "iteration", "mean job slowdown",
                    {f"{k} (held-out)": v for k, v in hlines.items()}, title=f"{config.env}")
-    learning_curve(iterations, {"mean return": per_iteration("mean_return"),
-                                "max return": per_iteration("max_return")},
+    learning_curve(iterations, {"mean return": means["mean_return"], "max return": means["max_return"]},
                    out / "learning_curve_return.png", "iteration", "episode return", title=f"{config.env}")
     return summary
 

@@ -9,7 +9,6 @@ every vmapped step by an auto-reset.
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 from typing import Callable
@@ -19,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxsched.rollout import run_episode
+from jaxsched.run_files import per_iteration_means, write_evaluation
 from jaxsched.workloads.vm_trace import window
 
 
@@ -94,20 +94,14 @@ def evaluate_vm_run(experiment, out: Path, trained: dict[str, Callable], log=pri
     starts = draw_starts(jax.random.PRNGKey(config.eval_seed), experiment.variant, config.eval_jobsets)
     tables = evaluate_policies(experiment.variant, policies, starts, jax.random.PRNGKey(config.eval_seed + 1))
     summary = {name: summarize_vm(table) for name, table in tables.items()}
-    (out / "eval.json").write_text(json.dumps({"start_points": [int(s) for s in starts], "seed": config.eval_seed,
-                                               "policies": summary}, indent=1))
-    width = max(len(n) for n in summary)
-    log(f"held-out evaluation ({config.eval_jobsets} start points, seed {config.eval_seed}):")
-    for name, stats in summary.items():
-        log(f"  {name:{width}s}  scheduled length {stats['scheduled_length']:8.1f} ± "
-            f"{stats['scheduled_length_std']:6.1f}  cpu allocation {stats['cpu_allocation']:.3f}  "
-            f"income {stats['income']:10.1f}  window exhausted {stats['window_exhausted']:.2f}")
-    with open(out / "metrics.csv", newline="") as f:
-        rows = list(csv.DictReader(f))
-    iterations = sorted({int(r["iteration"]) for r in rows})
-    mean_return = [float(np.mean([float(r["mean_return"]) for r in rows if int(r["iteration"]) == i]))
-                   for i in iterations]
-    learning_curve(iterations, {"training episodes' return (mean over seeds)": mean_return},
+    write_evaluation(out, {"start_points": [int(s) for s in starts], "seed": config.eval_seed}, summary,
+                     lambda stats: f"scheduled length {stats['scheduled_length']:8.1f} ± "
+                                   f"{stats['scheduled_length_std']:6.1f}  cpu allocation "
+                                   f"{stats['cpu_allocation']:.3f}  income {stats['income']:10.1f}  "
+                                   f"window exhausted {stats['window_exhausted']:.2f}",
+                     f"{config.eval_jobsets} start points, seed {config.eval_seed}", log)
+    iterations, means = per_iteration_means(out / "metrics.csv", ("mean_return",))
+    learning_curve(iterations, {"training episodes' return (mean over seeds)": means["mean_return"]},
                    out / "learning_curve_return.png", "iteration", "episode return (placements)",
                    {f"{k} (held-out)": summary[k]["scheduled_length"] for k in config.baselines},
                    title=f"{config.env} {config.algo}")
