@@ -57,7 +57,7 @@ class TrainConfig:
     jobsets_seed: int = 12345  # fixed training data (e.g. jobsets when reinforce.resample_jobsets is false)
     chunk: int = 10  # iterations per jitted call (logging granularity)
     checkpoint_every: int = 50
-    eval_jobsets: int = 20  # held-out jobsets for the final evaluation
+    eval_jobsets: int = 20  # held-out jobsets for the final evaluation; 0 skips it (evaluate the checkpoints apart)
     eval_seed: int = 99991
     baselines: list[str] = dataclasses.field(default_factory=lambda: ["sjf", "packer", "tetris", "random"])
 
@@ -66,9 +66,11 @@ class TrainConfig:
             raise ValueError(f"unknown algo {self.algo!r}; available: {', '.join(sorted(ALGORITHMS))}")
         if self.bc is not None and not ALGORITHMS[self.algo].supports_bc:
             raise ValueError(f"behaviour cloning (bc) does not apply to algo {self.algo!r}")
-        for name in ("iterations", "chunk", "checkpoint_every", "eval_jobsets"):
+        for name in ("iterations", "chunk", "checkpoint_every"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
+        if self.eval_jobsets < 0:
+            raise ValueError("eval_jobsets must be >= 0 (0 skips the held-out evaluation)")
         if self.checkpoint_every % self.chunk:
             raise ValueError(f"checkpoint_every ({self.checkpoint_every}) must be a multiple of chunk "
                              f"({self.chunk}) so that resumed runs replay the same chunks")
@@ -229,7 +231,10 @@ def run(config: TrainConfig, out: Path, resume: bool = False, log=print) -> Path
     finally:
         bar.close()
         checkpointer.close()
-    evaluate_run(experiment, states, out, log)
+    if config.eval_jobsets:
+        evaluate_run(experiment, states, out, log)
+    else:
+        log("held-out evaluation skipped (eval_jobsets=0)")
     return out
 
 
