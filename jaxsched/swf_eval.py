@@ -102,6 +102,20 @@ def evaluate_trace(args, agents: dict) -> dict:
             "backlog_size": variant.env.backlog_size, "max_time": int(params.max_time)}, "policies": results}
 
 
+def markdown(result: dict) -> str:
+    """A table of the policies on the trace's windows, with what was cut."""
+    lines = [f"{Path(result['trace']).name}: {result['windows']} windows of {result['window']} consecutive jobs, "
+             f"{result['num_procs']} processors, quantum {result['quantum_s']:g} s "
+             f"(bsld tau = 10 s = {result['bsld_tau_steps']:.4g} steps); oversized jobs removed: "
+             f"{result['oversized']['count']}", "",
+             "| policy | mean slowdown (steps) | mean bsld (steps) | mean bsld (s, true run times) | finished / jobs |",
+             "|---|---|---|---|---|"]
+    for name, stats in result["policies"].items():
+        lines.append(f"| {name} | {stats['mean_slowdown']:.3f} | {stats['mean_bounded_slowdown']:.3f} | "
+                     f"{stats['mean_bounded_slowdown_seconds']:.3f} | {stats['finished']} / {stats['jobs']} |")
+    return "\n".join(lines) + "\n"
+
+
 def load_agents(run_dirs: list[Path]) -> dict:
     """Greedy policy of each run's first seed, named after the run directory."""
     from jaxsched.train import load_trained_policy
@@ -127,7 +141,7 @@ def main(argv=None) -> int:
     parser.add_argument("--checkpoint", type=Path, action="append", default=[],
                         help="a compact PPO run directory (repeatable)")
     parser.add_argument("--seed", type=int, default=0, help="key of the random policy")
-    parser.add_argument("--out", type=Path, help="JSON output")
+    parser.add_argument("--out", type=Path, help="JSON output (and a markdown table beside it, .md)")
     args = parser.parse_args(argv)
     try:
         if not args.trace.exists():
@@ -139,7 +153,8 @@ def main(argv=None) -> int:
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(result, indent=1))
-        print(f"wrote {args.out}")
+        args.out.with_suffix(".md").write_text(markdown(result))
+        print(f"wrote {args.out} and {args.out.with_suffix('.md')}")
     return 0
 
 

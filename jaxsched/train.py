@@ -293,17 +293,25 @@ def evaluate_run(experiment: Experiment, states, out: Path, log=print) -> dict:
     return summary
 
 
-def load_trained_policy(run_dir: Path, greedy: bool = True, seed_index: int = 0):
-    """``(policy, variant)`` of a run's latest checkpoint, for ``jaxsched.evaluate --checkpoint``."""
+def load_run(run_dir: Path, env: str | None = None):
+    """``(experiment, stacked train states)`` of a run's latest checkpoint. ``env`` rebuilds the
+    experiment, with the same options, on another registered env (to evaluate a policy there)."""
     run_dir = Path(run_dir)
     saved = read_run_config(run_dir)
-    config = build_config(TrainConfig, saved)
-    experiment = Experiment.from_config(config)
+    experiment = Experiment.from_config(build_config(TrainConfig, saved))
     checkpointer = Checkpointer(run_dir)
     states = checkpointer.restore(experiment.state_template())
     checkpointer.close()
+    if env is not None and env != experiment.config.env:
+        experiment = Experiment.from_config(build_config(TrainConfig, {**saved, "env": env}))
+    return experiment, states
+
+
+def load_trained_policy(run_dir: Path, greedy: bool = True, seed_index: int = 0):
+    """``(policy, variant)`` of a run's latest checkpoint, for ``jaxsched.evaluate --checkpoint``."""
+    experiment, states = load_run(run_dir)
     params = jax.tree.map(lambda x: x[seed_index], states.params)
-    return trained_policies(experiment, params, greedy), experiment.variant, config
+    return trained_policies(experiment, params, greedy), experiment.variant, experiment.config
 
 
 def _default_out(config_path: Path | None) -> Path:

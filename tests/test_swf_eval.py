@@ -38,6 +38,7 @@ def test_swf_eval_runs_easy_on_two_windows(tmp_path):
     assert easy["finished"] == easy["jobs"] == 32
     assert easy["mean_bounded_slowdown"] <= easy["mean_slowdown"]
     assert easy["mean_bounded_slowdown_seconds"] >= 1.0
+    assert "| easy |" in out.with_suffix(".md").read_text()
 
 
 def test_missing_trace_is_a_usage_error(tmp_path, capsys):
