@@ -119,6 +119,47 @@ def transfer(args) -> dict:
     return out
 
 
+def _slowdown(stats: dict) -> tuple[float, float]:
+    if "seed_mean_slowdown" in stats:
+        return stats["seed_mean_slowdown"], stats["seed_std_slowdown"]
+    return stats["mean_slowdown"], 0.0
+
+
+def _unfinished(stats: dict) -> int:
+    rows = stats.get("seeds", [stats])
+    return sum(r["unfinished"] + r["dropped"] for r in rows)
+
+
+def fig4_markdown(results: dict) -> str:
+    """Policies x scenarios (trained: mean ± std over seeds of each seed's mean slowdown)."""
+    scenarios = list(results["scenarios"])
+    policies = list(dict.fromkeys(p for row in results["scenarios"].values() for p in row))
+    lines = [f"Mean slowdown on {results['jobsets']} jobsets per scenario (seed {results['seed']}); trained "
+             f"agents: mean ± std over seeds of each seed's greedy policy; * = some jobs unfinished.", "",
+             "| policy | " + " | ".join(scenarios) + " |", "|---|" + "---|" * len(scenarios)]
+    for policy in policies:
+        cells = []
+        for scenario in scenarios:
+            stats = results["scenarios"][scenario].get(policy)
+            if stats is None:
+                cells.append("")
+                continue
+            mean, std = _slowdown(stats)
+            cells.append(f"{mean:.3f}" + (f" ± {std:.3f}" if "seeds" in stats else "")
+                         + ("*" if _unfinished(stats) else ""))
+        lines.append(f"| {policy} | " + " | ".join(cells) + " |")
+    if "transfer" in results:
+        t = results["transfer"]
+        targets = list(dict.fromkeys(x for row in t["trained_on"].values() for x in row))
+        lines += ["", f"Transfer ({t['jobsets']} jobsets per scenario): compact time-based agent trained on the row's "
+                  "scenario, run unchanged on the column's (mean ± std over seeds).", "",
+                  "| trained on | " + " | ".join(targets) + " |", "|---|" + "---|" * len(targets)]
+        for source, row in t["trained_on"].items():
+            lines.append(f"| {source} | " + " | ".join("{:.3f} ± {:.3f}".format(*_slowdown(row[x])) if x in row
+                                                         else "" for x in targets) + " |")
+    return "\n".join(lines) + "\n"
+
+
 # ---------------------------------------------------------------------------------------------- curves
 def read_metrics(run: Path) -> dict:
     """Per-seed training-rollout slowdown per iteration, agent steps per seed, wall-clock."""
@@ -202,7 +243,9 @@ def main(argv=None) -> int:
     result = fig4(args) if args.command == "fig4" else curves(args)
     path = args.out if args.command == "fig4" else args.out / "curves_summary.json"
     path.write_text(json.dumps(result, indent=1))
-    print(f"wrote {path}")
+    if args.command == "fig4":
+        path.with_suffix(".md").write_text(fig4_markdown(result))
+    print(f"wrote {path}" + (f" and {path.with_suffix('.md')}" if args.command == "fig4" else ""))
     return 0
 
 
