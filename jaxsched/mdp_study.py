@@ -28,6 +28,7 @@ import numpy as np
 
 from baselines import make_heuristic
 from jaxsched.algos import ALGORITHMS
+from jaxsched.checkpoint import read_run_config
 from jaxsched.evaluate import evaluate_jobsets
 from jaxsched.metrics import job_table, summarize
 from jaxsched.registry import build
@@ -42,10 +43,12 @@ COUNTED = ("mean_slowdown", "mean_bounded_slowdown", "finished", "unfinished", "
 
 
 def find_runs(runs: Path, scenario: str) -> dict[str, Path]:
-    """``{variant: run dir}`` of the finished runs ``RUNS/<scenario>_<variant>`` (with a checkpoint)."""
+    """``{variant: run dir}`` of the finished runs ``RUNS/<scenario>_<variant>``: those whose
+    checkpoints directory holds the final iteration (a run still training is left out)."""
     found = {}
     for path in sorted(runs.glob(f"{scenario}_*")):
-        if (path / "checkpoints").is_dir() and any((path / "checkpoints").iterdir()):
+        steps = [int(p.name) for p in (path / "checkpoints").glob("*") if p.name.isdigit()]
+        if steps and (path / "config.json").exists() and max(steps) == read_run_config(path)["iterations"]:
             found[path.name[len(scenario) + 1:]] = path
     return found
 
@@ -56,11 +59,11 @@ def evaluate_seeds(experiment, states, jobsets, key) -> list[dict]:
     batched = with_jobsets(variant.params, jobsets)
     learner = ALGORITHMS[config.algo]
 
-    def per_seed(params):
+    def per_seed(params, batched):  # jobsets as an argument, not a constant XLA would fold
         policy = learner.policy_from(experiment.algo, variant.env, params, True)
         return make_evaluator(variant.env, policy)(batched, key)
 
-    result = jax.jit(jax.vmap(per_seed))(states.params)
+    result = jax.jit(jax.vmap(per_seed, in_axes=(0, None)))(states.params, batched)
     return [summarize(job_table(jax.tree.map(lambda x: np.asarray(x[s]), result)))
             for s in range(len(config.seeds))]
 
@@ -90,6 +93,8 @@ def fig4(args) -> dict:
             print(f"{scenario}: heuristics {time.perf_counter() - t0:.0f} s "
                   + " ".join(f"{h} {row[h]['mean_slowdown']:.3f}" for h in HEURISTICS), flush=True)
         for name, run in find_runs(args.runs, scenario).items() if "agents" in args.parts else ():
+            if args.variants and name not in args.variants:
+                continue
             t0 = time.perf_counter()
             experiment, states = load_run(run)
             row[f"ppo-{name}"] = _over_seeds(evaluate_seeds(experiment, states, jobsets, key))
@@ -234,11 +239,13 @@ def main(argv=None) -> int:
     parser.add_argument("--transfer-jobsets", type=int, default=0, help="fig4: also the transfer matrix")
     parser.add_argument("--parts", default="heuristics,agents,transfer",
                         help="fig4: what to (re)compute into --out, keeping the rest of it")
+    parser.add_argument("--variants", help="fig4: only these trained variants (run-name suffixes), e.g. image")
     parser.add_argument("--fig4", type=Path, help="curves: fig4 JSON whose heuristic levels to draw")
     parser.add_argument("--out", type=Path, required=True, help="fig4: JSON file; curves: folder")
     args = parser.parse_args(argv)
     args.scenarios = [s.strip() for s in args.scenarios.split(",") if s.strip()]
     args.parts = {p.strip() for p in args.parts.split(",")}
+    args.variants = {v.strip() for v in args.variants.split(",")} if args.variants else None
     (args.out.parent if args.command == "fig4" else args.out).mkdir(parents=True, exist_ok=True)
     result = fig4(args) if args.command == "fig4" else curves(args)
     path = args.out if args.command == "fig4" else args.out / "curves_summary.json"
