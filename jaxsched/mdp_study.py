@@ -17,6 +17,7 @@ counts of the networks, and training seconds per million agent steps.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import csv
 import json
 import sys
@@ -97,7 +98,11 @@ def fig4(args) -> dict:
                 continue
             t0 = time.perf_counter()
             experiment, states = load_run(run)
+            if args.max_time:  # a tighter clock cap: greedy agents that idle run to it, and vmap waits for them
+                experiment.variant = dataclasses.replace(
+                    experiment.variant, params=experiment.variant.params.replace(max_time=args.max_time))
             row[f"ppo-{name}"] = _over_seeds(evaluate_seeds(experiment, states, jobsets, key))
+            row[f"ppo-{name}"]["max_time"] = int(experiment.variant.params.max_time)
             print(f"{scenario}: ppo-{name} {row[f'ppo-{name}']['seed_mean_slowdown']:.3f} "
                   f"± {row[f'ppo-{name}']['seed_std_slowdown']:.3f} ({time.perf_counter() - t0:.0f} s)", flush=True)
         args.out.write_text(json.dumps(results, indent=1))
@@ -239,6 +244,8 @@ def main(argv=None) -> int:
     parser.add_argument("--transfer-jobsets", type=int, default=0, help="fig4: also the transfer matrix")
     parser.add_argument("--parts", default="heuristics,agents,transfer",
                         help="fig4: what to (re)compute into --out, keeping the rest of it")
+    parser.add_argument("--max-time", type=int, help="fig4: clock cap of the trained agents' episodes "
+                        "(default the scenario's, 2 (T + J d) + H); unfinished jobs are counted")
     parser.add_argument("--variants", help="fig4: only these trained variants (run-name suffixes), e.g. image")
     parser.add_argument("--fig4", type=Path, help="curves: fig4 JSON whose heuristic levels to draw")
     parser.add_argument("--out", type=Path, required=True, help="fig4: JSON file; curves: folder")
