@@ -59,8 +59,55 @@ def fcfs(key: jax.Array, obs) -> jax.Array:
     return jnp.where(obs.fits_now[oldest], oldest, jnp.int32(num_slots))
 
 
+def easy_backfilling(key: jax.Array, obs) -> jax.Array:
+    """EASY backfilling (Lifka 1995; Mu'alem & Feitelson 2001) on the visible slots.
+
+    The queue EASY sees is the M visible slots; the oldest waiting job (smallest job index, i.e.
+    earliest arrival) is always among them because slots are refilled from the FIFO backlog.
+
+    1. The head is the oldest waiting job. If it fits now, start it.
+    2. Otherwise the head gets a reservation at its *shadow time* s: the earliest future step from
+       which it fits for its whole duration on the free-resource profile of the jobs already placed
+       (``obs.free_profile``, which covers every placed job's remaining run, so s is always found).
+    3. Another waiting job may start now (backfill) only if it fits now and does not delay the
+       reservation: for every step it would still be running inside the head's reserved interval
+       [s, s + head duration), the free units left after it must still cover the head's demand.
+       That is the textbook rule "finishes before the shadow time, or uses only the resources spare
+       at the shadow time", exact here because durations are known (no user estimates).
+    4. Among the jobs allowed to backfill, the oldest starts (EASY scans the queue in FCFS order);
+       if none may, move on (M).
+
+    Called again after each start (the environment does not advance time on a start), the
+    reservation is recomputed on the new profile, which is where EASY's "extra nodes" bookkeeping
+    lives. Needs ``obs.free_profile`` (the DeepRM environment provides it).
+    """
+    num_slots = obs.fits_now.shape[-1]
+    filled = obs.slot_job >= 0
+    head = jnp.argmin(jnp.where(filled, obs.slot_job, jnp.iinfo(jnp.int32).max)).astype(jnp.int32)
+    head_demand, head_duration = obs.slot_demand[head], obs.slot_duration[head]
+
+    # The profile past its last row is all free: extend it so that any start fits within it.
+    profile = obs.free_profile
+    rows = jnp.arange(2 * profile.shape[0])
+    free = profile[jnp.minimum(rows, profile.shape[0] - 1)]  # [R, d]
+    head_ok = jnp.all(free >= head_demand, axis=-1)  # [R]
+    starts = jnp.arange(profile.shape[0])
+    inside = (rows[None, :] >= starts[:, None]) & (rows[None, :] < starts[:, None] + head_duration)
+    shadow = jnp.argmax(jnp.all(head_ok[None, :] | ~inside, axis=1))
+    reserved = (rows >= shadow) & (rows < shadow + head_duration)  # [R]
+
+    # A candidate running over rows [0, duration) must leave the head's demand free in `reserved`.
+    running = rows[None, :] < obs.slot_duration[:, None]  # [M, R]
+    left = free[None, :, :] - obs.slot_demand[:, None, :]  # [M, R, d]
+    delays = jnp.any(running & reserved[None, :] & jnp.any(left < head_demand, axis=-1), axis=-1)
+    backfill = obs.fits_now & ~delays & (jnp.arange(num_slots) != head)
+    oldest = jnp.argmin(jnp.where(backfill, obs.slot_job, jnp.iinfo(jnp.int32).max)).astype(jnp.int32)
+    action = jnp.where(jnp.any(backfill), oldest, jnp.int32(num_slots))
+    return jnp.where(~jnp.any(filled), jnp.int32(num_slots), jnp.where(obs.fits_now[head], head, action))
+
+
 HEURISTICS: dict[str, Policy] = {"sjf": sjf, "packer": packer, "tetris": tetris, "random": random_policy,
-                                 "fcfs": fcfs}
+                                 "fcfs": fcfs, "easy": easy_backfilling}
 
 
 def make_heuristic(name: str) -> Policy:

@@ -22,14 +22,15 @@ import numpy as np
 
 from baselines import make_heuristic
 from jaxsched.jobset import Jobset
-from jaxsched.metrics import job_table, summarize
+from jaxsched.metrics import DEFAULT_BSLD_TAU_STEPS, job_table, summarize
 from jaxsched.registry import build, registered
 from jaxsched.rollout import make_evaluator, with_jobsets
 from jaxsched.workloads.deeprm import generate_many
 from jaxsched.workloads.deeprm_reference import reference_jobsets
 from jaxsched.workloads.jobset_csv import JobsetFileError, read_jobsets
 
-PER_JOB_COLUMNS = ("policy", "jobset", "job", "arrival", "duration", "start", "finish", "slowdown", "status")
+PER_JOB_COLUMNS = ("policy", "jobset", "job", "arrival", "duration", "start", "finish", "slowdown", "bounded_slowdown",
+                   "status")
 
 
 class UsageError(ValueError):
@@ -68,13 +69,14 @@ def resolve_policies(names: list[str], extra: dict[str, Callable] | None = None)
 
 
 def evaluate_jobsets(variant, policies: dict[str, Callable], jobsets: Jobset, key: jax.Array,
-                     num_rollouts: int = 1, params=None) -> dict[str, dict[str, np.ndarray]]:
+                     num_rollouts: int = 1, params=None,
+                     bsld_tau: float = DEFAULT_BSLD_TAU_STEPS) -> dict[str, dict[str, np.ndarray]]:
     """Per-job tables for each policy on the same jobsets (one jitted evaluator per policy)."""
     params = with_jobsets(variant.params if params is None else params, jobsets)
     tables = {}
     for name, policy in policies.items():
         result = make_evaluator(variant.env, policy, num_rollouts)(params, key)
-        tables[name] = job_table(result)
+        tables[name] = job_table(result, bsld_tau)
     return tables
 
 
@@ -89,12 +91,13 @@ def _seed_stats(table, jobsets_per_seed: int, seeds: list[int]) -> dict:
 
 
 def _print_table(rows: list[dict], with_load: bool) -> None:
-    head = (["load"] if with_load else []) + ["policy", "slowdown", "completion", "jobs", "finished",
+    head = (["load"] if with_load else []) + ["policy", "slowdown", "bsld", "completion", "jobs", "finished",
                                                "unfinished", "dropped"]
     print(" ".join(f"{h:>11s}" for h in head))
     for r in rows:
         cells = ([f"{r['load']:11.2f}"] if with_load else []) + [
-            f"{r['policy']:>11s}", f"{r['mean_slowdown']:11.3f}", f"{r['mean_completion_time']:11.3f}",
+            f"{r['policy']:>11s}", f"{r['mean_slowdown']:11.3f}", f"{r['mean_bounded_slowdown']:11.3f}",
+            f"{r['mean_completion_time']:11.3f}",
             f"{r['jobs']:11d}", f"{r['finished']:11d}", f"{r['unfinished']:11d}", f"{r['dropped']:11d}"]
         print(" ".join(cells))
 
@@ -107,11 +110,11 @@ def _write_per_job(path: Path, rows: list[tuple[float | None, str, dict]]) -> No
         writer.writerow((["load"] if with_load else []) + list(PER_JOB_COLUMNS))
         for load, policy, table in rows:
             for i in range(len(table["job"])):
-                slowdown = table["slowdown"][i]
+                slowdowns = ["" if np.isnan(x) else f"{x:.6g}"
+                             for x in (table["slowdown"][i], table["bounded_slowdown"][i])]
                 writer.writerow(([load] if with_load else []) + [
                     policy, table["jobset"][i], table["job"][i], table["arrival"][i], table["duration"][i],
-                    table["start"][i], table["finish"][i], "" if np.isnan(slowdown) else f"{slowdown:.6g}",
-                    table["status"][i]])
+                    table["start"][i], table["finish"][i], *slowdowns, table["status"][i]])
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -121,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="a training run directory: adds policies 'checkpoint' (greedy) and "
                              "'checkpoint-sampled', and makes its env the default")
     parser.add_argument("--policies", default="sjf,packer,tetris,random",
-                        help="comma list of sjf, packer, tetris[:knob], random, fcfs")
+                        help="comma list of sjf, packer, tetris[:knob], random, fcfs, easy")
     parser.add_argument("--loads", help="start:stop:step or a,b,c; one workload per load")
     parser.add_argument("--load", type=float, help="a single load (default: the variant's)")
     parser.add_argument("--jobsets", type=int, default=10, help="generated jobsets per seed")
@@ -138,6 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--backlog", type=int)
     parser.add_argument("--simu-len", type=int)
     parser.add_argument("--max-time", type=int, help="clock cap per episode")
+    parser.add_argument("--bsld-tau", type=float, default=DEFAULT_BSLD_TAU_STEPS,
+                        help="bounded slowdown's threshold tau in time steps (default %(default)s)")
     parser.add_argument("--per-job", type=Path, help="write per-job CSV here")
     parser.add_argument("--summary", type=Path, help="write summary JSON here")
     parser.add_argument("--results-dir", type=Path, default=Path("results"),
@@ -193,7 +198,7 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
                 raise UsageError(str(error)) from None
             jobsets = jax.tree.map(lambda *xs: np.concatenate(xs), *batches)
         key = jax.random.fold_in(jax.random.PRNGKey(seeds[0]), 1)
-        tables = evaluate_jobsets(variant, policies, jobsets, key, args.rollouts)
+        tables = evaluate_jobsets(variant, policies, jobsets, key, args.rollouts, bsld_tau=args.bsld_tau)
         per_load = {}
         for name, table in tables.items():
             stats = summarize(table)

@@ -7,13 +7,24 @@ from __future__ import annotations
 import numpy as np
 
 STATUSES = ("finished", "unfinished", "dropped")
+# Bounded slowdown's threshold tau for generated jobsets, in time steps (a job is >= 1 step long, so
+# with tau = 1 it equals the slowdown there). For SWF traces use tau = 10 s / quantum (swf_eval).
+DEFAULT_BSLD_TAU_STEPS = 1.0
 
 
-def job_table(result) -> dict[str, np.ndarray]:
+def bounded_slowdown(wait, run, tau: float):
+    """max(1, (wait + run) / max(run, tau)) (Feitelson et al. 1997): short jobs no longer dominate
+    the mean. ``wait``, ``run`` and ``tau`` in the same unit (here time steps)."""
+    wait, run = np.asarray(wait, np.float64), np.asarray(run, np.float64)
+    return np.maximum(1.0, (wait + run) / np.maximum(run, tau))
+
+
+def job_table(result, bsld_tau: float = DEFAULT_BSLD_TAU_STEPS) -> dict[str, np.ndarray]:
     """Flattened per-job columns over all leading (jobset, rollout) axes of an ``EpisodeResult``.
 
-    Columns: jobset, rollout, job, arrival, duration, start, finish, slowdown, completion_time, status.
-    start / finish are -1 and slowdown / completion_time NaN for jobs that never started / finished.
+    Columns: jobset, rollout, job, arrival, duration, start, finish, slowdown, bounded_slowdown
+    (threshold ``bsld_tau`` steps), completion_time, status. start / finish are -1 and the
+    slowdowns / completion_time NaN for jobs that never started / finished.
     """
     state = result.state
     jobs = state.jobset
@@ -35,11 +46,12 @@ def job_table(result) -> dict[str, np.ndarray]:
     with np.errstate(divide="ignore", invalid="ignore"):
         completion = np.where(finished, finish - arrival, np.nan)
         slowdown = completion / np.maximum(duration, 1)
+        bounded = np.where(finished, bounded_slowdown(start - arrival, duration, bsld_tau), np.nan)
     m = valid
     return {
         "jobset": jobset_ix[m], "rollout": rollout_ix[m], "job": job_ix[m], "arrival": arrival[m],
         "duration": duration[m], "start": start[m], "finish": finish[m], "slowdown": slowdown[m],
-        "completion_time": completion[m], "status": np.array(STATUSES)[status[m]],
+        "bounded_slowdown": bounded[m], "completion_time": completion[m], "status": np.array(STATUSES)[status[m]],
     }
 
 
@@ -49,6 +61,7 @@ def summarize(table: dict[str, np.ndarray]) -> dict[str, float | int]:
     mean = lambda x: float(np.mean(x[done])) if np.any(done) else float("nan")
     return {
         "mean_slowdown": mean(table["slowdown"]),
+        **({"mean_bounded_slowdown": mean(table["bounded_slowdown"])} if "bounded_slowdown" in table else {}),
         "mean_completion_time": mean(table["completion_time"]),
         "jobs": int(done.size),
         "finished": int(np.sum(done)),

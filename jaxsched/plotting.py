@@ -51,3 +51,21 @@ def curves(path: Path, xlabel: str, ylabel: str, series: dict[str, tuple], hline
     for name, level in (hlines or {}).items():
         ax.axhline(level, linestyle="--", color="k", label=name)
     _save(fig, ax, path, xlabel, ylabel, title)
+
+
+def learning_curves_with_spread(series: dict[str, tuple], hlines: dict[str, float], path: Path, xlabel: str,
+                                ylabel: str, title: str = "") -> None:
+    """One line per run: ``{name: (x [n], y [seeds, n])}``, the mean over seeds with a min-max band
+    (NaN-aware: iterations in which no episode ended are skipped), and horizontal reference levels."""
+    import numpy as np
+
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for i, (name, (x, y)) in enumerate(series.items()):
+        y = np.asarray(y, float)
+        seen = np.any(np.isfinite(y), axis=0)
+        x, y = np.asarray(x)[seen], y[:, seen]
+        ax.plot(x, np.nanmean(y, axis=0), color=f"C{i}", label=f"{name} ({y.shape[0]} seeds)")
+        ax.fill_between(x, np.nanmin(y, axis=0), np.nanmax(y, axis=0), color=f"C{i}", alpha=0.2)
+    for j, (name, level) in enumerate(hlines.items()):
+        ax.axhline(level, linestyle="--", color=f"C{j + len(series)}", label=name)
+    _save(fig, ax, path, xlabel, ylabel, title)

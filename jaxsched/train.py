@@ -57,7 +57,7 @@ class TrainConfig:
     jobsets_seed: int = 12345  # fixed training data (e.g. jobsets when reinforce.resample_jobsets is false)
     chunk: int = 10  # iterations per jitted call (logging granularity)
     checkpoint_every: int = 50
-    eval_jobsets: int = 20  # held-out jobsets for the final evaluation
+    eval_jobsets: int = 20  # held-out jobsets for the final evaluation; 0 skips it (evaluate the checkpoints apart)
     eval_seed: int = 99991
     baselines: list[str] = dataclasses.field(default_factory=lambda: ["sjf", "packer", "tetris", "random"])
 
@@ -66,9 +66,11 @@ class TrainConfig:
             raise ValueError(f"unknown algo {self.algo!r}; available: {', '.join(sorted(ALGORITHMS))}")
         if self.bc is not None and not ALGORITHMS[self.algo].supports_bc:
             raise ValueError(f"behaviour cloning (bc) does not apply to algo {self.algo!r}")
-        for name in ("iterations", "chunk", "checkpoint_every", "eval_jobsets"):
+        for name in ("iterations", "chunk", "checkpoint_every"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
+        if self.eval_jobsets < 0:
+            raise ValueError("eval_jobsets must be >= 0 (0 skips the held-out evaluation)")
         if self.checkpoint_every % self.chunk:
             raise ValueError(f"checkpoint_every ({self.checkpoint_every}) must be a multiple of chunk "
                              f"({self.chunk}) so that resumed runs replay the same chunks")
@@ -242,7 +244,10 @@ def run(config: TrainConfig, out: Path, resume: bool = False, log=print) -> Path
     finally:
         bar.close()
         checkpointer.close()
-    evaluate_run(experiment, states, out, log)
+    if config.eval_jobsets:
+        evaluate_run(experiment, states, out, log)
+    else:
+        log("held-out evaluation skipped (eval_jobsets=0)")
     return out
 
 
@@ -292,17 +297,25 @@ def evaluate_run(experiment: Experiment, states, out: Path, log=print) -> dict:
     return summary
 
 
-def load_trained_policy(run_dir: Path, greedy: bool = True, seed_index: int = 0):
-    """``(policy, variant)`` of a run's latest checkpoint, for ``jaxsched.evaluate --checkpoint``."""
+def load_run(run_dir: Path, env: str | None = None):
+    """``(experiment, stacked train states)`` of a run's latest checkpoint. ``env`` rebuilds the
+    experiment, with the same options, on another registered env (to evaluate a policy there)."""
     run_dir = Path(run_dir)
     saved = read_run_config(run_dir)
-    config = build_config(TrainConfig, saved)
-    experiment = Experiment.from_config(config)
+    experiment = Experiment.from_config(build_config(TrainConfig, saved))
     checkpointer = Checkpointer(run_dir)
     states = checkpointer.restore(experiment.state_template())
     checkpointer.close()
+    if env is not None and env != experiment.config.env:
+        experiment = Experiment.from_config(build_config(TrainConfig, {**saved, "env": env}))
+    return experiment, states
+
+
+def load_trained_policy(run_dir: Path, greedy: bool = True, seed_index: int = 0):
+    """``(policy, variant)`` of a run's latest checkpoint, for ``jaxsched.evaluate --checkpoint``."""
+    experiment, states = load_run(run_dir)
     params = jax.tree.map(lambda x: x[seed_index], states.params)
-    return trained_policies(experiment, params, greedy), experiment.variant, config
+    return trained_policies(experiment, params, greedy), experiment.variant, experiment.config
 
 
 def _default_out(config_path: Path | None) -> Path:

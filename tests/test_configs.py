@@ -38,3 +38,9 @@ def test_exponent_floats_without_a_dot_are_numbers():
     assert build_config(ReinforceConfig, {"lr": "3e-4"}).lr == 3e-4
     with pytest.raises(ConfigError, match="expected a number"):
         build_config(ReinforceConfig, {}, ["lr=fast"])
+
+
+def test_eval_jobsets_zero_skips_the_evaluation_and_negative_is_refused():
+    assert TrainConfig(eval_jobsets=0).eval_jobsets == 0
+    with pytest.raises(ValueError, match="eval_jobsets"):
+        TrainConfig(eval_jobsets=-1)

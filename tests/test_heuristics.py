@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from baselines.heuristics import fcfs, make_heuristic, packer, random_policy, sjf, tetris
+from baselines.heuristics import easy_backfilling, fcfs, make_heuristic, packer, random_policy, sjf, tetris
 from jaxsched.envs.deeprm import Observation
 
 from conftest import PROP, PROP_MAX_JOBS, to_numpy
@@ -17,7 +17,7 @@ from conftest import PROP, PROP_MAX_JOBS, to_numpy
 M, T, CAP = PROP["num_slots"], PROP["horizon"], PROP["capacity"]
 KEY = jax.random.PRNGKey(0)
 
-NAMES = ["sjf", "packer", "tetris", "tetris:0", "tetris:1", "tetris:0.3", "fcfs"]
+NAMES = ["sjf", "packer", "tetris", "tetris:0", "tetris:1", "tetris:0.3", "fcfs", "easy"]
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +118,64 @@ def test_fcfs_takes_only_the_oldest_waiting_job(prop, choose):
     # The oldest (3) does not fit now while 5 and 7 do: FCFS does not skip -> move on.
     got = actions(choose, observe(prop, jobs, [5, 3, 7], [(2, 2)]))
     assert got["fcfs"] == M and got["sjf"] == 0
+
+
+# EASY backfilling. Rows 0-1 of the cluster hold (3, 3) of (4, 4): (1, 1) free until step 2.
+BUSY_TWO_STEPS = [(3, 3), (3, 3)]
+
+
+def test_easy_starts_the_head_when_it_fits(prop, choose):
+    # The oldest job (0) sits in slot 1 and fits: EASY starts it although SJF prefers slot 2.
+    got = actions(choose, observe(prop, [(3, (2, 2)), (2, (1, 1)), (1, (1, 1))], [1, 0, 2]))
+    assert got["easy"] == 1 and got["sjf"] == 2
+
+
+def test_easy_backfills_a_job_that_ends_by_the_shadow_time(prop, choose):
+    # Head = job 0 (slot 1) needs (4, 4) for 2 steps: reserved at step 2 (shadow time), rows 2-3.
+    # Job 2 (slot 2) runs rows 0-1 only: ends at the shadow time -> backfills. Job 1 (slot 0) would
+    # run into row 2 and leave 3 < 4 units there: it must not start, although it is older.
+    jobs = [(2, (4, 4)), (3, (1, 1)), (2, (1, 1))]
+    got = actions(choose, observe(prop, jobs, [1, 0, 2], BUSY_TWO_STEPS))
+    assert got["easy"] == 2 and got["fcfs"] == M
+
+
+def test_easy_does_not_backfill_a_job_that_delays_the_head(prop, choose):
+    jobs = [(2, (4, 4)), (3, (1, 1))]
+    obs = observe(prop, jobs, [1, 0, -1], BUSY_TWO_STEPS)
+    assert bool(obs.fits_now[0])  # it could start now (SJF would), but it would delay the head
+    got = actions(choose, obs)
+    assert got["easy"] == M and got["sjf"] == 0
+
+
+def test_easy_backfills_a_long_job_on_units_spare_at_the_shadow_time(prop, choose):
+    # The head needs only (2, 2) from step 2: the long job's (1, 1) at row 2 leaves 3 >= 2 -> allowed.
+    jobs = [(2, (2, 2)), (3, (1, 1))]
+    assert actions(choose, observe(prop, jobs, [1, 0, -1], BUSY_TWO_STEPS))["easy"] == 0
+
+
+def test_easy_sees_a_shadow_time_beyond_the_horizon(kit):
+    """With fits-now scheduling jobs may outlast the horizon (2 rows here); the reservation is
+    found on ``free_profile``, which covers the whole grid (4 rows) plus an all-free row."""
+    k = kit(num_res=1, num_slots=3, horizon=2, max_job_len=4, capacity=4, max_job_size=4, backlog_size=5,
+            allocation="fits_now", observation="bracis")
+    from jaxsched.jobset import from_arrays
+
+    def observe_grid(jobs, slots, used):
+        js = from_arrays(np.zeros(len(jobs), int), [d for d, _ in jobs], [[u] for _, u in jobs],
+                         max_jobs=PROP_MAX_JOBS)
+        params = k.params(js, simu_len=2)
+        state = k.initial_state(params).replace(slots=jnp.asarray(slots, jnp.int32),
+                                                backlog=jnp.full((5,), -1, jnp.int32), backlog_len=jnp.int32(0),
+                                                used=jnp.asarray(np.array(used, np.int32)[:, None]))
+        return k.get_obs(state, params)
+
+    # Three units busy for 3 steps (beyond the 2-row horizon): head (4 units x 1) reserved at step 3.
+    used = [3, 3, 3, 0]
+    obs = observe_grid([(1, 4), (3, 1), (4, 1)], [0, 1, 2], used)
+    np.testing.assert_array_equal(obs.free_profile[:, 0], [1, 1, 1, 4, 4])
+    assert int(easy_backfilling(KEY, obs)) == 1  # 3 steps: ends at the shadow time; 4 steps would not
+    obs = observe_grid([(1, 4), (4, 1)], [0, 1, -1], used)
+    assert int(easy_backfilling(KEY, obs)) == 3
 
 
 def test_random_covers_all_actions_uniformly(prop):

@@ -76,6 +76,10 @@ class Observation:
     slot_duration: jax.Array  # int32[M], 0 when empty
     slot_demand: jax.Array  # int32[M, d], 0 when empty
     free: jax.Array  # int32[T, d] free units per future time step
+    # int32[G + 1, d]: free units over the whole occupancy grid (G = env.grid_len >= T) and one row
+    # after it, when every placed job has ended (all free). What backfilling needs to see a start
+    # time beyond the horizon. None where an Observation is built by hand without it.
+    free_profile: jax.Array | None = None
 
 
 def select_state(pred: jax.Array, on_true: EnvState, on_false: EnvState) -> EnvState:
@@ -386,6 +390,7 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
             slot_duration=duration,
             slot_demand=demand,
             free=self.capacity - state.used[:self.horizon],
+            free_profile=self.capacity - jnp.concatenate([state.used, jnp.zeros((1, self.num_res), jnp.int32)]),
         )
 
     def _features(self, state: EnvState, duration, demand) -> jax.Array:
@@ -495,4 +500,5 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
             "slot_duration": spaces.Box(0, self.horizon, (M,), jnp.int32),
             "slot_demand": spaces.Box(0, self.capacity, (M, d), jnp.int32),
             "free": spaces.Box(0, self.capacity, (T, d), jnp.int32),
+            "free_profile": spaces.Box(0, self.capacity, (self.grid_len + 1, d), jnp.int32),
         })
