@@ -7,7 +7,7 @@ import pytest
 
 from jaxsched import train as train_mod
 from jaxsched.checkpoint import CheckpointError
-from jaxsched.config import ConfigError, build_config
+from jaxsched.config import build_config
 from jaxsched.train import TrainConfig, main, run
 
 TINY = dict(

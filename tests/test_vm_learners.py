@@ -97,8 +97,12 @@ def test_policy_trained_at_one_n_runs_at_another():
         dqn_policy(None, obs)
 
 
+# Every ablation switch is covered by default ("cvd-neither" turns off decomposition and look-ahead,
+# "cvd-no-topk" the filter); the single-switch variants repeat those paths and run with -m slow.
 @pytest.mark.parametrize("algo,options", [
-    ("dqn", {}), ("cvd", {}), ("cvd", {"decomposition": False}), ("cvd", {"lookahead": False}),
+    ("dqn", {}), ("cvd", {}),
+    pytest.param("cvd", {"decomposition": False}, marks=pytest.mark.slow),
+    pytest.param("cvd", {"lookahead": False}, marks=pytest.mark.slow),
     ("cvd", {"top_k": False}), ("cvd", {"decomposition": False, "lookahead": False}),
 ], ids=["dqn", "cvd", "cvd-no-decomposition", "cvd-no-lookahead", "cvd-no-topk", "cvd-neither"])
 def test_iterations_fill_the_buffer_learn_and_repeat_exactly(algo, options):
