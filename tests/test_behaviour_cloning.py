@@ -76,3 +76,13 @@ def test_bc_learns_sjf_and_seeds_reinforce(small):
 def test_config_rejects_unknown_optimiser():
     with pytest.raises(ValueError, match="optimiser"):
         BCConfig(optimiser="sgd")
+
+
+def test_cnn_cloning_runs_minibatches_from_python_and_learns(small):
+    """The CNN's epochs loop over jitted minibatch steps (not a scan); they still fit the labels."""
+    config = BCConfig(num_jobsets=12, episode_len=40, batch_size=32, max_epochs=4, patience=4, network="cnn")
+    result = train_behaviour_cloning(small.env, small.params, small.workload, config, jax.random.PRNGKey(0))
+    assert [h["epoch"] for h in result.history] == [1, 2, 3, 4]
+    assert result.history[-1]["train_loss"] < result.history[0]["train_loss"]
+    cnn = init_network(make_network("cnn", small.env.num_actions), jax.random.PRNGKey(0), small.env.feature_shape())
+    assert jax.tree.structure(result.params) == jax.tree.structure(cnn)

@@ -3,6 +3,7 @@
 import csv
 import json
 
+import numpy as np
 import pytest
 
 from jaxsched import train as train_mod
@@ -170,3 +171,13 @@ def test_behaviour_cloning_is_recorded_per_seed_with_its_wall_clock(monkeypatch)
     assert [round(c["best_val_acc"], 2) for c in cloning] == [0.85, 0.95]
     assert all(c["wall_s"] > 0 for c in cloning)
     assert int(states.iteration[0]) == 0
+
+
+def test_chunk_of_one_iteration_matches_a_scanned_chunk(full_run, tmp_path):
+    """chunk 1 (no scan: what CNN configs use) gives the iterations that scanned chunks of 2 give."""
+    run(tiny(iterations=2, chunk=1, eval_jobsets=0), tmp_path / "run", log=lambda *_: None)
+    one = read_metrics(tmp_path / "run" / "metrics.csv")
+    scanned = [r for r in read_metrics(full_run / "metrics.csv") if int(r["iteration"]) <= 2]
+    assert [(r["iteration"], r["seed"]) for r in one] == [(r["iteration"], r["seed"]) for r in scanned]
+    for a, b in zip(one, scanned):
+        np.testing.assert_allclose([float(a[k]) for k in a], [float(b[k]) for k in a], rtol=1e-5)
