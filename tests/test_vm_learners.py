@@ -79,6 +79,16 @@ def test_decomposed_value_is_permutation_equivariant(lookahead):
     assert 2 * int(perm[best_perm // 2]) + best_perm % 2 == best
 
 
+def test_cvd_value_of_one_action_matches_all_actions():
+    num_pms = 4
+    model = cvd_model(num_pms, CVDConfig(**TINY))
+    pm_state = jax.random.uniform(jax.random.PRNGKey(2), (num_pms, 4))
+    features = jnp.concatenate([pm_state, jnp.broadcast_to(jnp.array([0.2, 0.1, 1.0]), (num_pms, 3))], -1)
+    params = model.init(jax.random.PRNGKey(3), features)
+    every = jax.vmap(model.q_value_at, in_axes=(None, None, 0))(params, features, jnp.arange(2 * num_pms))
+    np.testing.assert_allclose(every, model.q_values(params, features), rtol=1e-5, atol=1e-5)
+
+
 def test_policy_trained_at_one_n_runs_at_another():
     config = CVDConfig(**TINY)
     small = build("vm-synthetic", num_pms=3, window=200)

@@ -77,8 +77,14 @@ def cvd_model(num_pms: int, config: CVDConfig) -> dqn.QModel:
             gain = value(params, post_placement(features)) - unchanged[pm_of_action]
             return jnp.sum(unchanged) + gain
 
+        def q_value_at(params, features, action):  # N + 1 network rows instead of 3N
+            pm_state, _ = split_features(features)
+            unchanged = value(params, pm_state)
+            after = value(params, post_placement(features)[action])
+            return jnp.sum(unchanged) + after - unchanged[pm_of_action[action]]
+
         return dqn.QModel(init=lambda key, features: unit.init(key, jnp.zeros(4)), q_values=q_values,
-                          acting_mask=acting_mask)
+                          acting_mask=acting_mask, q_value_at=q_value_at)
 
     if config.decomposition:  # per-PM u(s_i, s_v, ā_i) without look-ahead
         unit = dqn.MLP(config.hidden, config.layers, 1)
