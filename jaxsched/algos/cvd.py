@@ -63,7 +63,10 @@ def post_placement(features: jax.Array) -> jax.Array:
 def cvd_model(num_pms: int, config: CVDConfig) -> dqn.QModel:
     """The Q-model for ``config``'s operators (see the module doc)."""
     pm_of_action = jnp.arange(2 * num_pms) // 2
-    acting_mask = cvd_candidates if config.top_k else (lambda obs: obs.action_mask)
+    if config.top_k:
+        acting_mask = lambda obs: cvd_candidates(obs, config.k_best_fit, config.k_pm_best_fit)  # noqa: E731
+    else:
+        acting_mask = lambda obs: obs.action_mask  # noqa: E731
     if not config.decomposition and not config.lookahead:
         return dqn.schedrl_model(num_pms, config)._replace(acting_mask=acting_mask)
 
