@@ -109,20 +109,24 @@ def evaluate_vm_run(experiment, out: Path, trained: dict[str, Callable], log=pri
 
 
 def heuristics_table(env_name: str, num_pms_list, warm_starts, num_starts: int, seed: int, window: int | None,
-                     policies=("first_fit", "best_fit", "pm_best_fit")) -> list[dict]:
+                     policies=("first_fit", "best_fit", "pm_best_fit"), trained: Callable | None = None,
+                     options: dict | None = None) -> list[dict]:
     """Scheduled length, CPU allocation and income of the VM heuristics per (N, ρ_ws), on the same
-    ``num_starts`` start points (drawn with ``seed``) for every policy."""
+    ``num_starts`` start points (drawn with ``seed``) for every policy. ``trained(env) -> {name:
+    policy}`` adds policies built for each N (a checkpoint's, see ``--checkpoint``); ``options`` are
+    further variant options (e.g. the expansion scenario's ``initial_pms``)."""
     from baselines.vm_heuristics import VM_HEURISTICS
     from jaxsched.registry import build
 
     rows = []
     for num_pms in num_pms_list:
         for warm_start in warm_starts:
-            options = dict(num_pms=num_pms, warm_start=warm_start, **({} if window is None else {"window": window}))
-            variant = build(env_name, **options)
+            options_here = dict(num_pms=num_pms, warm_start=warm_start, **(options or {}),
+                                **({} if window is None else {"window": window}))
+            variant = build(env_name, **options_here)
             starts = draw_starts(jax.random.PRNGKey(seed), variant, num_starts)
-            tables = evaluate_policies(variant, {p: VM_HEURISTICS[p] for p in policies}, starts,
-                                       jax.random.PRNGKey(seed + 1))
+            chosen = {p: VM_HEURISTICS[p] for p in policies} | (trained(variant.env) if trained else {})
+            tables = evaluate_policies(variant, chosen, starts, jax.random.PRNGKey(seed + 1))
             for name, table in tables.items():
                 rows.append({"num_pms": num_pms, "warm_start": warm_start, "policy": name, "window": variant.window,
                              **summarize_vm(table)})
@@ -137,6 +141,8 @@ def main(argv=None) -> int:
     """``python -m jaxsched.vm_episodes``: the VM heuristics table (JSON + markdown)."""
     import argparse
 
+    import yaml
+
     parser = argparse.ArgumentParser(prog="python -m jaxsched.vm_episodes", description=main.__doc__)
     parser.add_argument("--env", default="vm-huawei")
     parser.add_argument("--num-pms", default="5,10,20")
@@ -145,15 +151,37 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--window", type=int, default=None, help="trace events per episode (default: the variant's)")
     parser.add_argument("--out", type=Path, default=Path("results/vm_heuristics.json"))
+    parser.add_argument("--checkpoint", type=Path, help="a VM training run directory: adds its policy "
+                        "(greedy, 'trained') at every N, which needs a model that runs at any N (CVD-RL)")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="further variant option, e.g. initial_pms=50 (repeatable)")
     args = parser.parse_args(argv)
     try:
         num_pms = [int(n) for n in args.num_pms.split(",")]
         warm = [float(w) for w in args.warm_start.split(",")]
     except ValueError:
         parser.error("--num-pms and --warm-start are comma-separated numbers")
-    rows = heuristics_table(args.env, num_pms, warm, args.starts, args.seed, args.window)
+    options = {}
+    for text in args.option:
+        key, sep, value = text.partition("=")
+        if not sep:
+            parser.error(f"--option {text!r} is not KEY=VALUE")
+        options[key] = yaml.safe_load(value)
+    trained = None
+    if args.checkpoint:
+        from jaxsched.algos import ALGORITHMS
+        from jaxsched.train import load_run
+
+        experiment, states = load_run(args.checkpoint)
+        params = jax.tree.map(lambda x: x[0], states.params)
+        algo = ALGORITHMS[experiment.config.algo]
+        trained = lambda env: {"trained": algo.policy_from(experiment.algo, env, params, True)}  # noqa: E731
+    rows = heuristics_table(args.env, num_pms, warm, args.starts, args.seed, args.window, trained=trained,
+                            options=options)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"env": args.env, "starts": args.starts, "seed": args.seed, "rows": rows}, indent=1))
+    args.out.write_text(json.dumps({"env": args.env, "starts": args.starts, "seed": args.seed, "options": options,
+                                    "checkpoint": str(args.checkpoint) if args.checkpoint else None,
+                                    "rows": rows}, indent=1))
     lines = ["| N | ρ_ws | policy | scheduled length | CPU allocation (end) | income | window exhausted |",
              "|---|---|---|---|---|---|---|"]
     lines += [f"| {r['num_pms']} | {r['warm_start']:.2f} | {r['policy']} | {r['scheduled_length']:.1f} ± "

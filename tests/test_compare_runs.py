@@ -45,3 +45,20 @@ def test_missing_run_files_and_bad_arguments_are_clear_errors(tmp_path, capsys):
     assert "no metrics.csv" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["--out", str(tmp_path / "out"), "no-label"])
+
+
+def test_vm_runs_compare_returns_against_scheduled_length(tmp_path):
+    run = tmp_path / "vm"
+    run.mkdir()
+    with open(run / "metrics.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=["iteration", "seed", "mean_return", "wall_s"])
+        writer.writeheader()
+        for i, value in enumerate([50.0, 90.0, 120.0, 130.0], start=1):
+            writer.writerow({"iteration": i, "seed": 0, "mean_return": value, "wall_s": 1.0})
+    stats = {"scheduled_length": 100.0, "scheduled_length_std": 5.0, "cpu_allocation": 0.8, "income": 3.0}
+    (run / "eval.json").write_text(json.dumps({"policies": {"pm_best_fit": stats}}))
+    summary = compare({"vm": run}, tmp_path / "out", baseline="pm_best_fit", window=2)
+    assert summary["baseline_heldout_scheduled_length"] == 100.0
+    # running means 50, 70, 105, 125: first >= 100 with a full window at iteration 3
+    assert summary["runs"]["vm"]["reaches_pm_best_fit"] == {"iteration": 3, "wall_s": 3.0}
+    assert summary["runs"]["vm"]["final_training_return"] == 125.0

@@ -79,6 +79,25 @@ def test_decomposed_value_is_permutation_equivariant(lookahead):
     assert 2 * int(perm[best_perm // 2]) + best_perm % 2 == best
 
 
+def test_cvd_value_of_one_action_matches_all_actions():
+    num_pms = 4
+    model = cvd_model(num_pms, CVDConfig(**TINY))
+    pm_state = jax.random.uniform(jax.random.PRNGKey(2), (num_pms, 4))
+    features = jnp.concatenate([pm_state, jnp.broadcast_to(jnp.array([0.2, 0.1, 1.0]), (num_pms, 3))], -1)
+    params = model.init(jax.random.PRNGKey(3), features)
+    every = jax.vmap(model.q_value_at, in_axes=(None, None, 0))(params, features, jnp.arange(2 * num_pms))
+    np.testing.assert_allclose(every, model.q_values(params, features), rtol=1e-5, atol=1e-5)
+
+
+def test_cvd_acting_mask_uses_the_configured_k():
+    obs = build("vm-frag", num_pms=6).env.reset_env(None, build("vm-frag", num_pms=6).params)[0]  # empty: all fit
+    sizes = {}
+    for k_bf, k_pm in [(2, 3), (0, 3), (3, 4), (5, 5)]:
+        sizes[(k_bf, k_pm)] = int(cvd_model(6, CVDConfig(**TINY, k_best_fit=k_bf, k_pm_best_fit=k_pm)).acting_mask(obs).sum())
+    assert sizes[(0, 3)] == 3 and sizes[(2, 3)] <= 5 and sizes[(5, 5)] >= sizes[(3, 4)] >= 4
+    assert len(set(sizes.values())) > 1
+
+
 def test_policy_trained_at_one_n_runs_at_another():
     config = CVDConfig(**TINY)
     small = build("vm-synthetic", num_pms=3, window=200)
@@ -145,6 +164,15 @@ def test_train_cli_runs_vm_end_to_end(tmp_path):
         assert stats["scheduled_length"] > 0 and 0 < stats["cpu_allocation"] <= 1 and stats["income"] > 0
     assert (out / "learning_curve_return.png").exists()
     assert sorted(p.name for p in (out / "checkpoints").iterdir())  # resume itself: test_train_cli.py
+    # the checkpoint's CVD-RL policy evaluated unchanged at another N, beside the heuristics
+    from jaxsched.vm_episodes import main as episodes_main
+
+    table = tmp_path / "table.json"
+    assert episodes_main(["--env", "vm-synthetic", "--num-pms", "4", "--warm-start", "0", "--starts", "2",
+                          "--window", "200", "--checkpoint", str(out), "--option", "seed=1", "--out", str(table)]) == 0
+    rows = json.loads(table.read_text())["rows"]
+    assert {r["policy"] for r in rows} == {"first_fit", "best_fit", "pm_best_fit", "trained"}
+    assert all(r["num_pms"] == 4 and r["scheduled_length"] > 0 for r in rows)
 
 
 def test_restarted_episodes_carry_their_own_trace_window():

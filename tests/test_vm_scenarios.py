@@ -130,6 +130,27 @@ def test_synthetic_variant_pool_and_evaluation():
     assert np.all(tables["first_fit"]["scheduled_length"] > 0)
 
 
+def test_frag_variant_mix_load_and_window():
+    from jaxsched.registry import FRAG_TYPES
+
+    variant = build("vm-frag", num_pms=4, start_high=600)
+    assert variant.window == 160 * 4 + 2000 and variant.trace.length >= 600 + variant.window
+    creates = np.asarray(variant.trace.kind) == 0
+    shapes = set(zip(np.asarray(variant.trace.cpu)[creates].tolist(), np.asarray(variant.trace.mem)[creates].tolist()))
+    assert shapes <= {(float(c), float(m)) for c, m, _ in FRAG_TYPES} and len(shapes) >= 6
+    # arrivals: offered cpu = load x cluster cpu, so the mean gap is mean cpu x mean lifetime / (0.9 x 4 x 80)
+    table = np.asarray(FRAG_TYPES)
+    gap = (table[:, 0] @ table[:, 2] / table[:, 2].sum()) * 3600 * np.exp(0.5) / (0.9 * 4 * 80)
+    arrivals = np.asarray(variant.trace.time)[creates]
+    assert np.mean(np.diff(arrivals)) == pytest.approx(gap, rel=0.1)
+    # twice the PMs, twice the arrival rate
+    wider = build("vm-frag", num_pms=8, start_high=600)
+    arrivals8 = np.asarray(wider.trace.time)[np.asarray(wider.trace.kind) == 0]
+    assert np.mean(np.diff(arrivals8)) == pytest.approx(gap / 2, rel=0.1)
+    with pytest.raises(ValueError, match="synthetic_mix"):
+        build("vm-frag", synthetic_mix="nope")
+
+
 def test_variant_errors():
     with pytest.raises(ValueError, match="unknown option"):
         build("vm-synthetic", capacity=3)

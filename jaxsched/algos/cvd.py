@@ -63,7 +63,10 @@ def post_placement(features: jax.Array) -> jax.Array:
 def cvd_model(num_pms: int, config: CVDConfig) -> dqn.QModel:
     """The Q-model for ``config``'s operators (see the module doc)."""
     pm_of_action = jnp.arange(2 * num_pms) // 2
-    acting_mask = cvd_candidates if config.top_k else (lambda obs: obs.action_mask)
+    if config.top_k:
+        acting_mask = lambda obs: cvd_candidates(obs, config.k_best_fit, config.k_pm_best_fit)  # noqa: E731
+    else:
+        acting_mask = lambda obs: obs.action_mask  # noqa: E731
     if not config.decomposition and not config.lookahead:
         return dqn.schedrl_model(num_pms, config)._replace(acting_mask=acting_mask)
 
@@ -77,8 +80,14 @@ def cvd_model(num_pms: int, config: CVDConfig) -> dqn.QModel:
             gain = value(params, post_placement(features)) - unchanged[pm_of_action]
             return jnp.sum(unchanged) + gain
 
+        def q_value_at(params, features, action):  # N + 1 network rows instead of 3N
+            pm_state, _ = split_features(features)
+            unchanged = value(params, pm_state)
+            after = value(params, post_placement(features)[action])
+            return jnp.sum(unchanged) + after - unchanged[pm_of_action[action]]
+
         return dqn.QModel(init=lambda key, features: unit.init(key, jnp.zeros(4)), q_values=q_values,
-                          acting_mask=acting_mask)
+                          acting_mask=acting_mask, q_value_at=q_value_at)
 
     if config.decomposition:  # per-PM u(s_i, s_v, ā_i) without look-ahead
         unit = dqn.MLP(config.hidden, config.layers, 1)

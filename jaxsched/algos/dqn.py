@@ -87,11 +87,14 @@ class MLP(nn.Module):
 
 class QModel(NamedTuple):
     """How a learner values placements: ``init(key, features) -> params``, ``q_values(params,
-    features[N, 7]) -> float32[2N]`` for one observation, ``acting_mask(obs) -> bool[2N]``."""
+    features[N, 7]) -> float32[2N]`` for one observation, ``acting_mask(obs) -> bool[2N]``, and
+    optionally ``q_value_at(params, features, action) -> float32``, the value of one action, which
+    the loss uses where it needs no other (a model can compute it with less work than all 2N)."""
 
     init: Callable
     q_values: Callable
     acting_mask: Callable
+    q_value_at: Callable | None = None
 
 
 def schedrl_model(num_pms: int, config: DQNConfig) -> QModel:
@@ -173,6 +176,8 @@ def make_train(variant, config: DQNConfig, data_key: jax.Array, model: QModel | 
     pool = initial_state_pool(variant, draw_starts(data_key, variant, config.num_starts))
     optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.lr))
     q_batch = jax.vmap(model.q_values, in_axes=(None, 0))
+    q_value_at = model.q_value_at or (lambda params, features, action: model.q_values(params, features)[action])
+    q_at_batch = jax.vmap(q_value_at, in_axes=(None, 0, 0))
 
     def restart(key):
         return jax.tree.map(lambda x: x[jax.random.randint(key, (), 0, config.num_starts)], pool)
@@ -204,9 +209,9 @@ def make_train(variant, config: DQNConfig, data_key: jax.Array, model: QModel | 
 
     def loss_fn(params, target_params, batch):
         features, action, reward, next_features, next_mask, done = batch
-        q = jnp.take_along_axis(q_batch(params, features), action[:, None], axis=1)[:, 0]
-        next_action = jax.vmap(masked_argmax)(q_batch(params, next_features), next_mask)
-        next_q = jnp.take_along_axis(q_batch(target_params, next_features), next_action[:, None], axis=1)[:, 0]
+        q = q_at_batch(params, features, action)
+        next_action = jax.vmap(masked_argmax)(q_batch(jax.lax.stop_gradient(params), next_features), next_mask)
+        next_q = q_at_batch(target_params, next_features, next_action)
         bootstrap = ~done & jnp.any(next_mask, axis=-1)
         target = reward + config.gamma * jnp.where(bootstrap, jax.lax.stop_gradient(next_q), 0.0)
         return jnp.mean(optax.huber_loss(q, target)), jnp.mean(q)

@@ -225,16 +225,21 @@ HUAWEI_TYPES = np.array([
 
 
 def synthetic(key: jax.Array, num_vms: int, mean_interarrival: float = 23.0,
-              median_lifetime: float = 2600.0, lifetime_sigma: float = 2.5) -> VmRequests:
-    """A random trace of ``num_vms`` VMs (2·num_vms events) with the Huawei type mix.
+              median_lifetime: float = 2600.0, lifetime_sigma: float = 2.5, types=None) -> VmRequests:
+    """A random trace of ``num_vms`` VMs (2·num_vms events) with the Huawei type mix, or with
+    ``types``, rows of (cpu, mem, share) like :data:`HUAWEI_TYPES` (shares need not sum to 1).
 
     Arrivals are Poisson (the trace's mean gap is ~23 s); lifetimes are log-normal with the trace's
     median (~2600 s) and a heavy tail. Times are whole seconds so the event order is exact in
     float32, and it is the order :func:`from_lifetimes` uses. Jittable (``num_vms`` static)."""
+    table = np.asarray(HUAWEI_TYPES if types is None else types, np.float32)
+    if table.ndim != 2 or table.shape[1] != 3 or np.any(table[:, :2] <= 0) or np.any(table[:, 2] < 0) \
+            or table[:, 2].sum() <= 0:
+        raise ValueError("types must be rows of (cpu > 0, mem > 0, share >= 0) with a positive total share")
     k_type, k_gap, k_life = jax.random.split(key, 3)
-    probs = jnp.asarray(HUAWEI_TYPES[:, 2] / HUAWEI_TYPES[:, 2].sum())
-    types = jax.random.choice(k_type, len(HUAWEI_TYPES), (num_vms,), p=probs)
-    cpu, mem = jnp.asarray(HUAWEI_TYPES[:, 0])[types], jnp.asarray(HUAWEI_TYPES[:, 1])[types]
+    probs = jnp.asarray(table[:, 2] / table[:, 2].sum())
+    drawn = jax.random.choice(k_type, len(table), (num_vms,), p=probs)
+    cpu, mem = jnp.asarray(table[:, 0])[drawn], jnp.asarray(table[:, 1])[drawn]
     gaps = jnp.floor(jax.random.exponential(k_gap, (num_vms,)) * mean_interarrival)
     at = jnp.cumsum(gaps) - gaps[0]
     lifetime = median_lifetime * jnp.exp(lifetime_sigma * jax.random.normal(k_life, (num_vms,)))
