@@ -203,28 +203,18 @@ def _synthetic_options(config: dict) -> dict:
     """``synthetic()``'s arguments for a synthetic variant: the mix, lifetimes, and the arrival rate
     (from ``load`` when given, see ``vm-frag``); ``synthetic_vms = 0`` sizes the trace to cover
     ``start_high + window`` events."""
-    import numpy as np
-
-    from jaxsched.workloads.vm_trace import HUAWEI_TYPES
+    from jaxsched.workloads.vm_trace import interarrival_for_load
 
     mix = config.get("synthetic_mix", "huawei")
     if mix not in SYNTHETIC_MIXES:
         raise ValueError(f"synthetic_mix must be one of {', '.join(SYNTHETIC_MIXES)}, got {mix!r}")
-    types = SYNTHETIC_MIXES[mix]
-    options = {"types": types}
+    options = {"types": SYNTHETIC_MIXES[mix]}
     for key in ("median_lifetime", "lifetime_sigma"):
         if key in config:
             options[key] = float(config[key])
     if config.get("load") is not None:
-        load = float(config["load"])
-        if load <= 0:
-            raise ValueError(f"load must be > 0, got {load}")
-        table = np.asarray(HUAWEI_TYPES if types is None else types, np.float64)
-        mean_cpu = float(np.sum(table[:, 0] * table[:, 2]) / np.sum(table[:, 2]))
-        sigma = options.get("lifetime_sigma", 2.5)
-        mean_lifetime = options.get("median_lifetime", 2600.0) * float(np.exp(sigma ** 2 / 2))
-        numa_cpu = float(config.get("numa_cpu", VmEnvParams.numa_cpu))
-        options["mean_interarrival"] = mean_cpu * mean_lifetime / (load * int(config["num_pms"]) * 2 * numa_cpu)
+        cluster_cpu = int(config["num_pms"]) * 2 * float(config.get("numa_cpu", VmEnvParams.numa_cpu))
+        options["mean_interarrival"] = interarrival_for_load(float(config["load"]), cluster_cpu, **options)
     vms = int(config.get("synthetic_vms", 3000))
     options["num_vms"] = vms if vms > 0 else (int(config["start_high"]) + int(config["window"])) // 2 + 1
     return options

@@ -141,8 +141,10 @@ def train_behaviour_cloning(env, env_params, workload, config: BCConfig, key: ja
         loss, correct = cross_entropy(logits, batch.action_mask, batch.action)
         return jnp.mean(loss) + config.l2 * l2_penalty(params), jnp.mean(correct)
 
-    def train_step(carry, batch: Demonstrations):
+    def train_step(carry, index, data: Demonstrations):
+        """One optimiser step on the minibatch ``data[index]``."""
         params, opt_state = carry
+        batch = jax.tree.map(lambda x: x[index], data)
         (loss, acc), grads = jax.value_and_grad(batch_loss, has_aux=True)(params, batch)
         updates, opt_state = optimiser.update(grads, opt_state, params)
         return (optax.apply_updates(params, updates), opt_state), (loss, acc)
@@ -152,11 +154,11 @@ def train_behaviour_cloning(env, env_params, workload, config: BCConfig, key: ja
 
     @jax.jit
     def scanned_epoch(params, opt_state, key, data: Demonstrations):
-        step = lambda carry, index: train_step(carry, jax.tree.map(lambda x: x[index], data))
-        (params, opt_state), (losses, accs) = jax.lax.scan(step, (params, opt_state), epoch_order(key))
+        (params, opt_state), (losses, accs) = jax.lax.scan(lambda carry, index: train_step(carry, index, data),
+                                                           (params, opt_state), epoch_order(key))
         return params, opt_state, jnp.mean(losses), jnp.mean(accs)
 
-    jitted_step = jax.jit(lambda carry, index, data: train_step(carry, jax.tree.map(lambda x: x[index], data)))
+    jitted_step = jax.jit(train_step)
 
     def looped_epoch(params, opt_state, key, data: Demonstrations):
         """The CNN's epoch: one jitted step per minibatch from Python, because XLA:CPU runs

@@ -224,18 +224,41 @@ HUAWEI_TYPES = np.array([
 ], np.float32)
 
 
+MEDIAN_LIFETIME = 2600.0  # s, the derived trace's median VM lifetime
+LIFETIME_SIGMA = 2.5  # of log-lifetime: the trace's heavy tail
+
+
+def type_table(types=None) -> np.ndarray:
+    """``types`` (rows of (cpu, mem, share)) or the Huawei mix, validated, as float64."""
+    table = np.asarray(HUAWEI_TYPES if types is None else types, np.float64)
+    if table.ndim != 2 or table.shape[1] != 3 or np.any(table[:, :2] <= 0) or np.any(table[:, 2] < 0) \
+            or table[:, 2].sum() <= 0:
+        raise ValueError("types must be rows of (cpu > 0, mem > 0, share >= 0) with a positive total share")
+    return table
+
+
+def interarrival_for_load(load: float, cluster_cpu: float, types=None, median_lifetime: float = MEDIAN_LIFETIME,
+                          lifetime_sigma: float = LIFETIME_SIGMA) -> float:
+    """The mean gap between arrivals at which the offered cpu (arrival rate x mean lifetime x mean
+    cpu, Little's law) is ``load`` x ``cluster_cpu``."""
+    if load <= 0:
+        raise ValueError(f"load must be > 0, got {load}")
+    table = type_table(types)
+    mean_cpu = float(np.sum(table[:, 0] * table[:, 2]) / np.sum(table[:, 2]))
+    mean_lifetime = median_lifetime * float(np.exp(lifetime_sigma ** 2 / 2))  # log-normal mean
+    return mean_cpu * mean_lifetime / (load * cluster_cpu)
+
+
 def synthetic(key: jax.Array, num_vms: int, mean_interarrival: float = 23.0,
-              median_lifetime: float = 2600.0, lifetime_sigma: float = 2.5, types=None) -> VmRequests:
+              median_lifetime: float = MEDIAN_LIFETIME, lifetime_sigma: float = LIFETIME_SIGMA,
+              types=None) -> VmRequests:
     """A random trace of ``num_vms`` VMs (2·num_vms events) with the Huawei type mix, or with
     ``types``, rows of (cpu, mem, share) like :data:`HUAWEI_TYPES` (shares need not sum to 1).
 
     Arrivals are Poisson (the trace's mean gap is ~23 s); lifetimes are log-normal with the trace's
     median (~2600 s) and a heavy tail. Times are whole seconds so the event order is exact in
     float32, and it is the order :func:`from_lifetimes` uses. Jittable (``num_vms`` static)."""
-    table = np.asarray(HUAWEI_TYPES if types is None else types, np.float32)
-    if table.ndim != 2 or table.shape[1] != 3 or np.any(table[:, :2] <= 0) or np.any(table[:, 2] < 0) \
-            or table[:, 2].sum() <= 0:
-        raise ValueError("types must be rows of (cpu > 0, mem > 0, share >= 0) with a positive total share")
+    table = type_table(types).astype(np.float32)
     k_type, k_gap, k_life = jax.random.split(key, 3)
     probs = jnp.asarray(table[:, 2] / table[:, 2].sum())
     drawn = jax.random.choice(k_type, len(table), (num_vms,), p=probs)
