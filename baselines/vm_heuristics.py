@@ -1,5 +1,6 @@
-"""First-Fit, Best-Fit and a PM-level Best-Fit for :class:`jaxsched.envs.vm.VmPlacement`
-(``../shared/spec/vm.md``), and top-k candidate masks from any heuristic score.
+"""First-Fit, Best-Fit, a PM-level Best-Fit and a room-keeping fit for
+:class:`jaxsched.envs.vm.VmPlacement` (``../shared/spec/vm.md``), and top-k candidate masks from any
+heuristic score.
 
 ``pm_best_fit`` stands in for the CVD-RL paper's unpublished in-house scheduler ("a Best-Fit
 variant"). Its rule: choose the feasible placement that leaves the **whole PM** (both NUMAs) with the
@@ -8,6 +9,11 @@ least remaining capacity, cpu and memory ratios summed over the two NUMAs after 
 1/1024); remaining ties to the lowest index. Best-Fit looks at one NUMA's CPU only, so the two rank candidates differently (PM-level
 and memory-aware), which is what a top-k union of the two needs.
 
+``room_fit`` (ours, a reference beyond the issue's three; a fragmentation-gradient rule in the spirit
+of FGD, Weng et al., ATC'23) chooses the placement that loses the least of the PM's *usable room*
+for the trace's request mix (:func:`usable_room`), so it needs the mix: :func:`heuristic_policy`
+builds any of the four for a variant.
+
 All are ``policy(key, obs) -> int32 action`` and jittable. For a double-NUMA VM both actions of a
 PM mean the same placement; the policies return the PM's NUMA-0 action. With nothing feasible they
 return 0 (the env then ends the episode, which it would do anyway).
@@ -15,8 +21,16 @@ return 0 (the env then ends the episode, which it would do anyway).
 
 from __future__ import annotations
 
+from typing import Callable, NamedTuple
+
 import jax
 import jax.numpy as jnp
+import numpy as np
+
+from jaxsched.workloads.vm_trace import CREATE
+
+MAX_TYPES = 16  # the most frequent create sizes a request mix keeps (the synthetic mixes have 8-10)
+ROUNDING = 1e-4  # ratio slack so that a VM filling a NUMA exactly counts as fitting
 
 
 def first_fit(key: jax.Array, obs) -> jax.Array:
@@ -77,4 +91,83 @@ def cvd_candidates(obs, k_best_fit: int = 2, k_pm_best_fit: int = 3) -> jax.Arra
             | top_k_mask(pm_best_fit_scores(obs), k_pm_best_fit, obs))
 
 
+class RequestMix(NamedTuple):
+    """Request types and their shares of creates, sizes in ratios of a NUMA's capacity."""
+
+    cpu: jax.Array  # float32[T] cpu / numa_cpu (a double type's total)
+    mem: jax.Array  # float32[T]
+    double: jax.Array  # bool[T]
+    weight: jax.Array  # float32[T] summing to 1
+
+
+def request_mix(requests, params, max_types: int = MAX_TYPES) -> RequestMix:
+    """The ``max_types`` most frequent (cpu, mem) create sizes of ``requests`` and their shares."""
+    valid = np.asarray(requests.valid) & (np.asarray(requests.kind) == CREATE)
+    sizes = np.stack([np.asarray(requests.cpu)[valid], np.asarray(requests.mem)[valid]], axis=1)
+    if len(sizes) == 0:
+        raise ValueError("the trace has no create to take a request mix from")
+    types, counts = np.unique(sizes, axis=0, return_counts=True)
+    keep = np.argsort(-counts, kind="stable")[:max_types]
+    types, counts = types[keep], counts[keep]
+    double = (types[:, 1] > params.double_mem_above) | (types[:, 0] >= params.double_cpu_from)
+    return RequestMix(cpu=jnp.asarray(types[:, 0] / params.numa_cpu, jnp.float32),
+                      mem=jnp.asarray(types[:, 1] / params.numa_mem, jnp.float32),
+                      double=jnp.asarray(double), weight=jnp.asarray(counts / counts.sum(), jnp.float32))
+
+
+def usable_room(mix: RequestMix, pm_state: jax.Array) -> jax.Array:
+    """Φ(PM) = Σ_t w_t s_t n_t(PM) for PMs ``pm_state[..., 4]`` (remaining cpu0, cpu1, mem0, mem1
+    over a NUMA's capacity): n_t how many more type-t VMs fit (per NUMA for a single-NUMA type, half
+    on each NUMA for a double one), s_t the type's cpu share of a PM, w_t its share of creates. In PMs
+    of cpu the mix can still use: a hole no type fits counts 0."""
+    cpu, mem = pm_state[..., None, 0:2], pm_state[..., None, 2:4]  # [..., 1, 2]
+    single = jnp.floor(jnp.minimum(cpu / mix.cpu[:, None], mem / mix.mem[:, None]) + ROUNDING)  # [..., T, 2]
+    single = jnp.sum(jnp.maximum(single, 0.0), axis=-1)
+    double = jnp.floor(jnp.min(jnp.minimum(cpu / (0.5 * mix.cpu[:, None]), mem / (0.5 * mix.mem[:, None])),
+                               axis=-1) + ROUNDING)
+    fits = jnp.where(mix.double, jnp.maximum(double, 0.0), single)  # [..., T]
+    return jnp.sum(mix.weight * 0.5 * mix.cpu * fits, axis=-1)
+
+
+def pm_ratios(obs) -> jax.Array:
+    """float32[N, 4] remaining cpu0, cpu1, mem0, mem1 over a NUMA's capacity."""
+    return jnp.concatenate([obs.cpu / obs.numa_cpu, obs.mem / obs.numa_mem], axis=-1)
+
+
+def after_placement(obs) -> jax.Array:
+    """float32[2N, 4] the chosen PM's :func:`pm_ratios` after each action (a double VM takes half
+    of its cpu and mem from both NUMAs); infeasible actions may go negative."""
+    num_actions = obs.action_mask.shape[-1]
+    pm, numa = jnp.arange(num_actions) // 2, jnp.arange(num_actions) % 2
+    share = jnp.where(obs.is_double, jnp.full((num_actions, 2), 0.5), jax.nn.one_hot(numa, 2))
+    taken = jnp.concatenate([share * obs.request_cpu / obs.numa_cpu, share * obs.request_mem / obs.numa_mem], -1)
+    return pm_ratios(obs)[pm] - taken
+
+
+def room_loss(mix: RequestMix, obs) -> jax.Array:
+    """float32[2N] Φ(PM before) − Φ(PM after) of each action's PM (see :func:`usable_room`)."""
+    pm = jnp.arange(obs.action_mask.shape[-1]) // 2
+    return usable_room(mix, pm_ratios(obs))[pm] - usable_room(mix, after_placement(obs))
+
+
+def room_fit(mix: RequestMix) -> Callable:
+    """The policy choosing the feasible action with the least :func:`room_loss`, ties to the
+    PM-level Best-Fit (then the lowest index)."""
+
+    def policy(key: jax.Array, obs) -> jax.Array:
+        score = room_loss(mix, obs) + 1e-3 * pm_best_fit_scores(obs)
+        return jnp.argmin(jnp.where(obs.action_mask, score, jnp.inf)).astype(jnp.int32)
+
+    return policy
+
+
 VM_HEURISTICS = {"first_fit": first_fit, "best_fit": best_fit, "pm_best_fit": pm_best_fit}
+MIX_HEURISTICS = {"room_fit": room_fit}  # built from the variant's request mix
+HEURISTIC_NAMES = tuple(VM_HEURISTICS) + tuple(MIX_HEURISTICS)
+
+
+def heuristic_policy(name: str, variant) -> Callable:
+    """The heuristic ``name`` for ``variant`` (the mix-based ones read its whole trace)."""
+    if name in MIX_HEURISTICS:
+        return MIX_HEURISTICS[name](request_mix(variant.trace, variant.params))
+    return VM_HEURISTICS[name]

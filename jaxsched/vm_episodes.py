@@ -71,13 +71,13 @@ def summarize_vm(table: dict) -> dict:
 
 def check_vm_baselines(names) -> None:
     """Raises ``ConfigError`` (before any training) for baselines that are not VM heuristics."""
-    from baselines.vm_heuristics import VM_HEURISTICS
+    from baselines.vm_heuristics import HEURISTIC_NAMES
     from jaxsched.config import ConfigError
 
-    unknown = sorted(set(names) - set(VM_HEURISTICS))
+    unknown = sorted(set(names) - set(HEURISTIC_NAMES))
     if unknown:
         raise ConfigError(f"unknown VM baseline(s) {', '.join(unknown)} (set baselines: for a vm-* env); "
-                          f"choose from {', '.join(VM_HEURISTICS)}")
+                          f"choose from {', '.join(HEURISTIC_NAMES)}")
 
 
 def evaluate_vm_run(experiment, out: Path, trained: dict[str, Callable], log=print) -> dict:
@@ -85,12 +85,12 @@ def evaluate_vm_run(experiment, out: Path, trained: dict[str, Callable], log=pri
     greedy and ε = 0.05, from ``jaxsched.train.seed_policies``) and the VM heuristics named in
     ``baselines`` on ``eval_jobsets`` held-out start points (drawn with ``eval_seed``); writes
     ``eval.json`` and the learning curve into ``out``."""
-    from baselines.vm_heuristics import VM_HEURISTICS
+    from baselines.vm_heuristics import heuristic_policy
     from jaxsched.plotting import learning_curve
 
     config = experiment.config
     check_vm_baselines(config.baselines)
-    policies = {name: VM_HEURISTICS[name] for name in config.baselines} | trained
+    policies = {name: heuristic_policy(name, experiment.variant) for name in config.baselines} | trained
     starts = draw_starts(jax.random.PRNGKey(config.eval_seed), experiment.variant, config.eval_jobsets)
     tables = evaluate_policies(experiment.variant, policies, starts, jax.random.PRNGKey(config.eval_seed + 1))
     summary = {name: summarize_vm(table) for name, table in tables.items()}
@@ -115,7 +115,7 @@ def heuristics_table(env_name: str, num_pms_list, warm_starts, num_starts: int, 
     ``num_starts`` start points (drawn with ``seed``) for every policy. ``trained(env) -> {name:
     policy}`` adds policies built for each N (a checkpoint's, see ``--checkpoint``); ``options`` are
     further variant options (e.g. the expansion scenario's ``initial_pms``)."""
-    from baselines.vm_heuristics import VM_HEURISTICS
+    from baselines.vm_heuristics import heuristic_policy
     from jaxsched.registry import build
 
     rows = []
@@ -125,7 +125,7 @@ def heuristics_table(env_name: str, num_pms_list, warm_starts, num_starts: int, 
                                 **({} if window is None else {"window": window}))
             variant = build(env_name, **options_here)
             starts = draw_starts(jax.random.PRNGKey(seed), variant, num_starts)
-            chosen = {p: VM_HEURISTICS[p] for p in policies} | (trained(variant.env) if trained else {})
+            chosen = {p: heuristic_policy(p, variant) for p in policies} | (trained(variant.env) if trained else {})
             tables = evaluate_policies(variant, chosen, starts, jax.random.PRNGKey(seed + 1))
             for name, table in tables.items():
                 rows.append({"num_pms": num_pms, "warm_start": warm_start, "policy": name, "window": variant.window,
@@ -153,6 +153,8 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, default=Path("results/vm_heuristics.json"))
     parser.add_argument("--checkpoint", type=Path, help="a VM training run directory: adds its policy "
                         "(greedy, 'trained') at every N, which needs a model that runs at any N (CVD-RL)")
+    parser.add_argument("--policies", default="first_fit,best_fit,pm_best_fit",
+                        help="comma-separated heuristics (also: room_fit)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="further variant option, e.g. initial_pms=50 (repeatable)")
     args = parser.parse_args(argv)
@@ -176,8 +178,10 @@ def main(argv=None) -> int:
         params = jax.tree.map(lambda x: x[0], states.params)
         algo = ALGORITHMS[experiment.config.algo]
         trained = lambda env: {"trained": algo.policy_from(experiment.algo, env, params, True)}  # noqa: E731
-    rows = heuristics_table(args.env, num_pms, warm, args.starts, args.seed, args.window, trained=trained,
-                            options=options)
+    policies = tuple(p for p in args.policies.split(",") if p)
+    check_vm_baselines(policies)
+    rows = heuristics_table(args.env, num_pms, warm, args.starts, args.seed, args.window, policies=policies,
+                            trained=trained, options=options)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"env": args.env, "starts": args.starts, "seed": args.seed, "options": options,
                                     "checkpoint": str(args.checkpoint) if args.checkpoint else None,

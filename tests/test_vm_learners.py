@@ -147,6 +147,26 @@ def test_iterations_fill_the_buffer_learn_and_repeat_exactly(algo, options):
         np.testing.assert_array_equal(a, b)
 
 
+def test_impact_reward_reaches_the_stored_rewards_not_the_returns():
+    from baselines.vm_heuristics import request_mix, room_loss
+    from jaxsched.algos.cvd import impact_bonus
+
+    variant = build("vm-synthetic", window=200)
+    config = CVDConfig(**TINY, impact_reward=2.0)
+    assert impact_bonus(variant, CVDConfig(**TINY)) is None
+    obs = variant.env.get_obs(variant.env.initial_state(variant.params), variant.params)
+    bonus = impact_bonus(variant, config)
+    loss = room_loss(request_mix(variant.trace, variant.params), obs)
+    assert float(bonus(obs, jnp.int32(3))) == pytest.approx(-2.0 * float(loss[3]))
+    init_fn, update_fn = ALGORITHMS["cvd"].make_train(variant, config, jax.random.PRNGKey(0))
+    state, metrics = jax.jit(update_fn)(init_fn(jax.random.PRNGKey(1)))
+    rewards = np.asarray(state.replay.reward[:16])
+    assert np.all(rewards <= 1.0) and np.any(rewards < 1.0)  # a placement never adds usable room
+    assert float(metrics["mean_return"]) == int(metrics["mean_return"])  # returns still count placements
+    with pytest.raises(ValueError, match="impact_reward"):
+        CVDConfig(impact_reward=-1.0)
+
+
 def test_train_cli_runs_vm_end_to_end(tmp_path):
     out = tmp_path / "run"
     code = train_main(["--config", "configs/vm_cvd_synthetic.yaml", "--out", str(out), "iterations=4", "chunk=2",

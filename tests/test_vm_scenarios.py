@@ -10,8 +10,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from baselines.vm_heuristics import (VM_HEURISTICS, best_fit, best_fit_scores, cvd_candidates, pm_best_fit,
-                                     pm_best_fit_scores, top_k_mask)
+from baselines.vm_heuristics import (VM_HEURISTICS, RequestMix, best_fit, best_fit_scores, cvd_candidates,
+                                     heuristic_policy, pm_best_fit, pm_best_fit_scores, request_mix, room_fit,
+                                     room_loss, top_k_mask, usable_room)
 from jaxsched.envs.vm import Observation, VmPlacement
 from jaxsched.registry import HUAWEI_TRACE, build
 from jaxsched.rollout import run_episode
@@ -112,6 +113,51 @@ def test_top_k_masks_and_cvd_candidates():
     mask = top_k_mask(best_fit_scores(obs), 5, obs)
     assert np.flatnonzero(mask).tolist() == [2, 4]
     assert VM_HEURISTICS["pm_best_fit"] is pm_best_fit
+
+
+def test_usable_room_counts_what_the_mix_can_still_use():
+    # one single-NUMA type of half a NUMA (cpu and mem): an empty PM holds 4, each a quarter PM of cpu
+    half = RequestMix(cpu=jnp.array([0.5]), mem=jnp.array([0.5]), double=jnp.array([False]), weight=jnp.array([1.0]))
+    assert float(usable_room(half, jnp.ones(4))) == pytest.approx(1.0)
+    assert float(usable_room(half, jnp.array([0.7, 1.0, 1.0, 1.0]))) == pytest.approx(0.75)  # 0.2 is a hole
+    assert float(usable_room(half, jnp.array([1.0, 1.0, 0.4, 1.0]))) == pytest.approx(0.5)  # memory decides
+    # a double type taking a whole PM (half of it from each NUMA): 1 fits, none once a NUMA is used
+    whole = RequestMix(cpu=jnp.array([2.0]), mem=jnp.array([2.0]), double=jnp.array([True]), weight=jnp.array([1.0]))
+    assert float(usable_room(whole, jnp.ones(4))) == pytest.approx(1.0)
+    assert float(usable_room(whole, jnp.array([1.0, 0.9, 1.0, 1.0]))) == 0.0
+    both = RequestMix(cpu=jnp.array([0.5, 2.0]), mem=jnp.array([0.5, 2.0]), double=jnp.array([False, True]),
+                      weight=jnp.array([0.75, 0.25]))
+    assert float(usable_room(both, jnp.ones((3, 4)))[1]) == pytest.approx(0.75 * 1.0 + 0.25 * 1.0)
+
+
+def test_room_fit_fills_holes_the_mix_cannot_use():
+    # NUMAs of 40 cpu / 80 GB, one type of 20 cpu / 40 GB. PM 0 NUMA 0 has a 10-cpu hole; PM 1 is empty.
+    mix = RequestMix(cpu=jnp.array([0.5]), mem=jnp.array([0.5]), double=jnp.array([False]), weight=jnp.array([1.0]))
+    obs = obs_of([[10, 40], [40, 40]], [[80, 80], [80, 80]], [True] * 4, 8, 8)
+    loss = room_loss(mix, obs)
+    assert float(loss[0]) == 0.0  # the hole could take no 20-cpu VM anyway
+    assert float(loss[1]) == pytest.approx(0.25) and float(loss[2]) == pytest.approx(0.25)
+    assert int(room_fit(mix)(None, obs)) == 0
+    assert int(pm_best_fit(None, obs)) == 0  # here both agree; now make the PM-level rule differ:
+    obs = obs_of([[10, 40], [20, 20]], [[80, 80], [40, 40]], [True] * 4, 8, 8)
+    assert int(pm_best_fit(None, obs)) == 2  # PM 1 is the fuller PM, but each of its NUMAs still takes
+    assert int(room_fit(mix)(None, obs)) == 0  # one 20-cpu VM; the hole on PM 0 takes this one for free
+
+
+def test_request_mix_from_a_trace_and_heuristic_policy():
+    variant = build("vm-frag", num_pms=5)
+    from jaxsched.registry import FRAG_TYPES
+    mix = request_mix(variant.trace, variant.params)
+    assert len(mix.weight) == len(FRAG_TYPES) and float(jnp.sum(mix.weight)) == pytest.approx(1.0)
+    sizes = {(round(float(c) * 40), round(float(m) * 90)) for c, m in zip(mix.cpu, mix.mem)}
+    assert sizes == {(c, m) for c, m, _ in FRAG_TYPES}
+    assert {(round(float(m) * 90), bool(d)) for d, m in zip(mix.double, mix.mem) if bool(d)} == {(48, True), (64, True)}
+    np.testing.assert_allclose(float(mix.weight[0]), 0.25, atol=0.02)  # the most frequent, 2 cpu / 4 GB
+    assert heuristic_policy("best_fit", variant) is best_fit
+    starts = draw_starts(jax.random.PRNGKey(0), variant, 2)
+    policy = heuristic_policy("room_fit", variant)
+    tables = evaluate_policies(variant, {"room_fit": policy}, starts, jax.random.PRNGKey(1))
+    assert np.all(tables["room_fit"]["scheduled_length"] > 0)
 
 
 # ---------------------------------------------------------------------- variants and start points

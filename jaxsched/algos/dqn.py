@@ -169,8 +169,13 @@ def epsilon_greedy(key: jax.Array, q: jax.Array, mask: jax.Array, epsilon) -> ja
     return jnp.where(jax.random.uniform(explore_key) < epsilon, uniform, masked_argmax(q, mask))
 
 
-def make_train(variant, config: DQNConfig, data_key: jax.Array, model: QModel | None = None):
-    """PureJaxRL-style ``(init_fn, update_fn)`` (see ``jaxsched.algos``); ``model`` defaults to SchedRL."""
+def make_train(variant, config: DQNConfig, data_key: jax.Array, model: QModel | None = None,
+               reward_bonus: Callable | None = None):
+    """PureJaxRL-style ``(init_fn, update_fn)`` (see ``jaxsched.algos``); ``model`` defaults to SchedRL.
+
+    ``reward_bonus(obs, action) -> float``, if given, is added to the reward of every placement in
+    the transitions the learner stores (e.g. :mod:`jaxsched.algos.impact_reward`); the returns it
+    reports stay the env's."""
     env, env_params = variant.env, variant.params
     model = model or schedrl_model(env.num_pms, config)
     pool = initial_state_pool(variant, draw_starts(data_key, variant, config.num_starts))
@@ -198,10 +203,12 @@ def make_train(variant, config: DQNConfig, data_key: jax.Array, model: QModel | 
         obs = env.get_obs(state, env_params)
         action = epsilon_greedy(act_key, model.q_values(params, obs.features), model.acting_mask(obs),
                                 config.epsilon)
-        next_state, reward, terminated, _ = env.transition(state, action, env_params)
+        next_state, reward, terminated, info = env.transition(state, action, env_params)
         done = terminated | env.is_truncated(next_state, env_params)
         next_obs = env.get_obs(next_state, env_params)
         finished_return = episode_return + reward
+        if reward_bonus is not None:
+            reward = reward + jnp.where(info["placed"], reward_bonus(obs, action), 0.0)
         # a whole-tree select: the restart comes from another start point, with its own trace window
         state = jax.tree.map(lambda new, old: jnp.where(done, new, old), restart(reset_key), next_state)
         transition = (obs.features, action, reward, next_obs.features, model.acting_mask(next_obs), done)
