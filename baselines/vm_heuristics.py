@@ -84,11 +84,18 @@ def top_k_mask(scores: jax.Array, k: int, obs) -> jax.Array:
     return picked & jnp.isfinite(scores)
 
 
-def cvd_candidates(obs, k_best_fit: int = 2, k_pm_best_fit: int = 3) -> jax.Array:
+def cvd_candidates(obs, k_best_fit: int = 2, k_pm_best_fit: int = 3, k_room_fit: int = 0,
+                   mix: RequestMix | None = None) -> jax.Array:
     """CVD-RL's candidate set: top-``k_best_fit`` by Best-Fit ∪ top-``k_pm_best_fit`` by the second
-    Best-Fit variant (k = 5 in the paper; the union may hold fewer when the two agree)."""
-    return (top_k_mask(best_fit_scores(obs), k_best_fit, obs)
-            | top_k_mask(pm_best_fit_scores(obs), k_pm_best_fit, obs))
+    Best-Fit variant (k = 5 in the paper; the union may hold fewer when they agree) ∪
+    top-``k_room_fit`` by :func:`room_fit_scores` (ours; needs the ``mix``)."""
+    candidates = top_k_mask(best_fit_scores(obs), k_best_fit, obs) | top_k_mask(pm_best_fit_scores(obs),
+                                                                                k_pm_best_fit, obs)
+    if k_room_fit > 0:
+        if mix is None:
+            raise ValueError("room_fit candidates need the request mix")
+        candidates = candidates | top_k_mask(room_fit_scores(mix, obs), k_room_fit, obs)
+    return candidates
 
 
 class RequestMix(NamedTuple):
@@ -150,15 +157,15 @@ def room_loss(mix: RequestMix, obs) -> jax.Array:
     return usable_room(mix, pm_ratios(obs))[pm] - usable_room(mix, after_placement(obs))
 
 
+def room_fit_scores(mix: RequestMix, obs) -> jax.Array:
+    """float32[2N] :func:`room_loss`, ties to the PM-level Best-Fit; +inf where infeasible."""
+    return jnp.where(obs.action_mask, room_loss(mix, obs) + 1e-3 * pm_best_fit_scores(obs), jnp.inf)
+
+
 def room_fit(mix: RequestMix) -> Callable:
     """The policy choosing the feasible action with the least :func:`room_loss`, ties to the
     PM-level Best-Fit (then the lowest index)."""
-
-    def policy(key: jax.Array, obs) -> jax.Array:
-        score = room_loss(mix, obs) + 1e-3 * pm_best_fit_scores(obs)
-        return jnp.argmin(jnp.where(obs.action_mask, score, jnp.inf)).astype(jnp.int32)
-
-    return policy
+    return lambda key, obs: jnp.argmin(room_fit_scores(mix, obs)).astype(jnp.int32)
 
 
 VM_HEURISTICS = {"first_fit": first_fit, "best_fit": best_fit, "pm_best_fit": pm_best_fit}

@@ -149,20 +149,33 @@ def test_iterations_fill_the_buffer_learn_and_repeat_exactly(algo, options):
 
 def test_impact_reward_reaches_the_stored_rewards_not_the_returns():
     from baselines.vm_heuristics import request_mix, room_loss
-    from jaxsched.algos.cvd import impact_bonus
+    from jaxsched.algos.cvd import impact_bonus, mix_in
 
     variant = build("vm-synthetic", window=200)
-    config = CVDConfig(**TINY, impact_reward=2.0)
+    config = CVDConfig(**TINY, impact_reward=2.0, k_room_fit=1)
     assert impact_bonus(variant, CVDConfig(**TINY)) is None
     obs = variant.env.get_obs(variant.env.initial_state(variant.params), variant.params)
     bonus = impact_bonus(variant, config)
     loss = room_loss(request_mix(variant.trace, variant.params), obs)
     assert float(bonus(obs, jnp.int32(3))) == pytest.approx(-2.0 * float(loss[3]))
     init_fn, update_fn = ALGORITHMS["cvd"].make_train(variant, config, jax.random.PRNGKey(0))
-    state, metrics = jax.jit(update_fn)(init_fn(jax.random.PRNGKey(1)))
-    rewards = np.asarray(state.replay.reward[:16])
+    update = jax.jit(update_fn)
+    start = init_fn(jax.random.PRNGKey(1))
+    state, metrics = update(update(start)[0])
+    rewards = np.asarray(state.replay.reward[:32])
     assert np.all(rewards <= 1.0) and np.any(rewards < 1.0)  # a placement never adds usable room
     assert float(metrics["mean_return"]) == int(metrics["mean_return"])  # returns still count placements
+    # Q = the known term + the learned rest; the mix rides along with the params, never trained
+    assert max(jax.tree.leaves(jax.tree.map(lambda a, b: float(jnp.max(jnp.abs(a - b))),
+                                            state.params["value"], start.params["value"]))) > 0
+    jax.tree.map(np.testing.assert_array_equal, state.params["mix"], start.params["mix"])
+    model = cvd_model(variant.env.num_pms, config, mix_in(state.params))  # the mix comes with the params
+    learned = cvd_model(variant.env.num_pms, CVDConfig(**TINY)).q_values(state.params["value"], obs.features)
+    np.testing.assert_allclose(model.q_values(state.params, obs.features), learned - 2.0 * loss, rtol=1e-5, atol=1e-5)
+    large = build("vm-synthetic", num_pms=5, window=200)  # the checkpoint's policy at another N
+    policy = ALGORITHMS["cvd"].policy_from(config, large.env, state.params, True)
+    result = jax.jit(lambda k: run_episode(large.env, large.params, policy, k))(jax.random.PRNGKey(2))
+    assert int(result.state.placed) > 0
     with pytest.raises(ValueError, match="impact_reward"):
         CVDConfig(impact_reward=-1.0)
 

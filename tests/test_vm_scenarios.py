@@ -142,6 +142,9 @@ def test_room_fit_fills_holes_the_mix_cannot_use():
     obs = obs_of([[10, 40], [20, 20]], [[80, 80], [40, 40]], [True] * 4, 8, 8)
     assert int(pm_best_fit(None, obs)) == 2  # PM 1 is the fuller PM, but each of its NUMAs still takes
     assert int(room_fit(mix)(None, obs)) == 0  # one 20-cpu VM; the hole on PM 0 takes this one for free
+    assert np.flatnonzero(cvd_candidates(obs, 0, 1, 1, mix)).tolist() == [0, 2]  # PM-BF's top ∪ room_fit's
+    with pytest.raises(ValueError, match="mix"):
+        cvd_candidates(obs, 0, 1, 1)
 
 
 def test_request_mix_from_a_trace_and_heuristic_policy():

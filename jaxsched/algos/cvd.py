@@ -24,7 +24,7 @@ from typing import Callable
 import jax
 import jax.numpy as jnp
 
-from baselines.vm_heuristics import cvd_candidates, request_mix, room_loss
+from baselines.vm_heuristics import RequestMix, cvd_candidates, request_mix, room_loss, usable_room
 from jaxsched.algos import dqn
 
 
@@ -37,12 +37,14 @@ class CVDConfig(dqn.DQNConfig):
     top_k: bool = True
     k_best_fit: int = 2
     k_pm_best_fit: int = 3
+    k_room_fit: int = 0  # ours: also the top ones by room_fit (baselines.vm_heuristics); 0 = the paper's set
     impact_reward: float = 0.0  # λ of the immediate-impact term (see impact_bonus); 0 = +1 per placement only
+    impact_in_q: bool = True  # add that known term to Q exactly (see with_known_impact); False: learn it too
 
     def __post_init__(self):
         super().__post_init__()
-        if self.top_k and self.k_best_fit + self.k_pm_best_fit < 1:
-            raise ValueError("top-k needs k_best_fit + k_pm_best_fit >= 1")
+        if self.top_k and self.k_best_fit + self.k_pm_best_fit + self.k_room_fit < 1:
+            raise ValueError("top-k needs k_best_fit + k_pm_best_fit + k_room_fit >= 1")
         if self.impact_reward < 0:
             raise ValueError("impact_reward must be >= 0")
 
@@ -63,8 +65,65 @@ def post_placement(features: jax.Array) -> jax.Array:
     return pm_state[jnp.arange(num_actions) // 2] - jnp.concatenate([share * cpu, share * mem], axis=-1)
 
 
-def cvd_model(num_pms: int, config: CVDConfig) -> dqn.QModel:
-    """The Q-model for ``config``'s operators (see the module doc)."""
+def cvd_model(num_pms: int, config: CVDConfig, mix: RequestMix | None = None) -> dqn.QModel:
+    """The Q-model for ``config``'s operators (see the module doc); ``mix`` (the training trace's
+    request mix) is needed to initialise a model that adds the known impact term."""
+    model = operator_model(num_pms, config)
+    if config.top_k and config.k_room_fit > 0:
+        if mix is None:
+            raise ValueError("k_room_fit > 0 needs the training trace's request mix")
+        model = model._replace(acting_mask=lambda obs: cvd_candidates(
+            obs, config.k_best_fit, config.k_pm_best_fit, config.k_room_fit, mix))
+    if uses_mix(config):
+        return with_mix(model, config.impact_reward if config.impact_in_q else 0.0, mix)
+    return model
+
+
+def uses_mix(config: CVDConfig) -> bool:
+    """Whether the model needs the request mix (then it rides along with the params)."""
+    return (config.impact_reward > 0 and config.impact_in_q) or (config.top_k and config.k_room_fit > 0)
+
+
+def mix_in(params) -> RequestMix | None:
+    """The request mix a model's params carry (see :func:`with_mix`), None if they carry none."""
+    if not isinstance(params, dict) or "mix" not in params:
+        return None
+    table = params["mix"]
+    return RequestMix(cpu=table["cpu"], mem=table["mem"], double=table["double"] > 0.5, weight=table["weight"])
+
+
+def with_mix(model: dqn.QModel, scale: float, mix: RequestMix | None) -> dqn.QModel:
+    """The params become ``{"value": the model's, "mix": the request mix}``, so a checkpoint's
+    policy knows its mix at any N (under ``stop_gradient``, so Adam leaves it exactly unchanged).
+
+    With ``scale`` λ > 0, Q(s, a) = −λ room_loss(s, a) + the model's Q: the immediate-impact reward
+    is a known function of the PM before and after the placement, so it is added exactly and the
+    network learns only the rest (the future), in the spirit of the paper's folding of the reward
+    into the post-placement value."""
+
+    def known(params, features):  # float32[2N]; 0 when scale is
+        pm_state, _ = split_features(features)
+        request = mix_in(jax.lax.stop_gradient(params))
+        lost = usable_room(request, pm_state)[jnp.arange(2 * pm_state.shape[0]) // 2] - \
+            usable_room(request, post_placement(features))
+        return -scale * lost if scale else jnp.zeros_like(lost)
+
+    def init(key, features):
+        if mix is None:
+            raise ValueError("initialising this model (impact term or room_fit candidates) needs the request mix")
+        table = {"cpu": mix.cpu, "mem": mix.mem, "double": mix.double.astype(jnp.float32), "weight": mix.weight}
+        return {"value": model.init(key, features), "mix": table}
+
+    q_value_at = model.q_value_at or (lambda params, features, action: model.q_values(params, features)[action])
+    return dqn.QModel(
+        init=init, acting_mask=model.acting_mask,
+        q_values=lambda params, features: known(params, features) + model.q_values(params["value"], features),
+        q_value_at=lambda params, features, action: known(params, features)[action]
+        + q_value_at(params["value"], features, action))
+
+
+def operator_model(num_pms: int, config: CVDConfig) -> dqn.QModel:
+    """The learned part of the Q-model for ``config``'s three operators."""
     pm_of_action = jnp.arange(2 * num_pms) // 2
     if config.top_k:
         acting_mask = lambda obs: cvd_candidates(obs, config.k_best_fit, config.k_pm_best_fit)  # noqa: E731
@@ -139,9 +198,10 @@ def impact_bonus(variant, config: CVDConfig) -> Callable | None:
 
 
 def make_train(variant, config: CVDConfig, data_key: jax.Array):
-    return dqn.make_train(variant, config, data_key, cvd_model(variant.env.num_pms, config),
+    mix = request_mix(variant.trace, variant.params) if uses_mix(config) else None
+    return dqn.make_train(variant, config, data_key, cvd_model(variant.env.num_pms, config, mix),
                           reward_bonus=impact_bonus(variant, config))
 
 
 def policy_from(config: CVDConfig, env, params, greedy: bool = True) -> Callable:
-    return dqn.greedy_policy(cvd_model(env.num_pms, config), params, greedy)
+    return dqn.greedy_policy(cvd_model(env.num_pms, config, mix_in(params)), params, greedy)
