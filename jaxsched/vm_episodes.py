@@ -179,7 +179,10 @@ def main(argv=None) -> int:
         algo = ALGORITHMS[experiment.config.algo]
         trained = lambda env: {"trained": algo.policy_from(experiment.algo, env, params, True)}  # noqa: E731
     policies = tuple(p for p in args.policies.split(",") if p)
-    check_vm_baselines(policies)
+    try:
+        check_vm_baselines(policies)
+    except ValueError as error:
+        parser.error(str(error))
     rows = heuristics_table(args.env, num_pms, warm, args.starts, args.seed, args.window, policies=policies,
                             trained=trained, options=options)
     args.out.parent.mkdir(parents=True, exist_ok=True)

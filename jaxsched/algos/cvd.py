@@ -14,6 +14,10 @@ Three operators on top of Double DQN (:mod:`jaxsched.algos.dqn`), each switchabl
   (:func:`baselines.vm_heuristics.cvd_candidates`; paper: 2 + 3). Off: all feasible actions.
 
 With decomposition and look-ahead both off this is SchedRL's network (``dqn.schedrl_model``).
+
+Ours, beyond the paper (off by default): an immediate-impact reward (``impact_reward``, see
+:func:`impact_bonus`) whose known value is added to Q exactly (:func:`with_mix`), and room_fit's
+best placements in the candidate set (``k_room_fit``).
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ class CVDConfig(dqn.DQNConfig):
     k_pm_best_fit: int = 3
     k_room_fit: int = 0  # ours: also the top ones by room_fit (baselines.vm_heuristics); 0 = the paper's set
     impact_reward: float = 0.0  # λ of the immediate-impact term (see impact_bonus); 0 = +1 per placement only
-    impact_in_q: bool = True  # add that known term to Q exactly (see with_known_impact); False: learn it too
+    impact_in_q: bool = True  # add that known term to Q exactly (see with_mix); False: learn it too
 
     def __post_init__(self):
         super().__post_init__()
@@ -101,9 +105,9 @@ def with_mix(model: dqn.QModel, scale: float, mix: RequestMix | None) -> dqn.QMo
     network learns only the rest (the future), in the spirit of the paper's folding of the reward
     into the post-placement value."""
 
-    def known(params, features):  # float32[2N]; 0 when scale is
+    def known(params, features):  # float32[2N] (zeros when scale is 0)
         pm_state, _ = split_features(features)
-        request = mix_in(jax.lax.stop_gradient(params))
+        request = jax.lax.stop_gradient(mix_in(params))
         lost = usable_room(request, pm_state)[jnp.arange(2 * pm_state.shape[0]) // 2] - \
             usable_room(request, post_placement(features))
         return -scale * lost if scale else jnp.zeros_like(lost)
