@@ -84,20 +84,6 @@ def top_k_mask(scores: jax.Array, k: int, obs) -> jax.Array:
     return picked & jnp.isfinite(scores)
 
 
-def cvd_candidates(obs, k_best_fit: int = 2, k_pm_best_fit: int = 3, k_room_fit: int = 0,
-                   mix: RequestMix | None = None) -> jax.Array:
-    """CVD-RL's candidate set: top-``k_best_fit`` by Best-Fit ∪ top-``k_pm_best_fit`` by the second
-    Best-Fit variant (k = 5 in the paper; the union may hold fewer when they agree) ∪
-    top-``k_room_fit`` by :func:`room_fit_scores` (ours; needs the ``mix``)."""
-    candidates = top_k_mask(best_fit_scores(obs), k_best_fit, obs) | top_k_mask(pm_best_fit_scores(obs),
-                                                                                k_pm_best_fit, obs)
-    if k_room_fit > 0:
-        if mix is None:
-            raise ValueError("room_fit candidates need the request mix")
-        candidates = candidates | top_k_mask(room_fit_scores(mix, obs), k_room_fit, obs)
-    return candidates
-
-
 class RequestMix(NamedTuple):
     """Request types and their shares of creates, sizes in ratios of a NUMA's capacity."""
 
@@ -166,6 +152,20 @@ def room_fit(mix: RequestMix) -> Callable:
     """The policy choosing the feasible action with the least :func:`room_loss`, ties to the
     PM-level Best-Fit (then the lowest index)."""
     return lambda key, obs: jnp.argmin(room_fit_scores(mix, obs)).astype(jnp.int32)
+
+
+def cvd_candidates(obs, k_best_fit: int = 2, k_pm_best_fit: int = 3, k_room_fit: int = 0,
+                   mix: RequestMix | None = None) -> jax.Array:
+    """CVD-RL's candidate set: top-``k_best_fit`` by Best-Fit ∪ top-``k_pm_best_fit`` by the second
+    Best-Fit variant (k = 5 in the paper; the union may hold fewer when they agree) ∪
+    top-``k_room_fit`` by :func:`room_fit_scores` (ours; needs the ``mix``)."""
+    candidates = top_k_mask(best_fit_scores(obs), k_best_fit, obs) | top_k_mask(pm_best_fit_scores(obs),
+                                                                                k_pm_best_fit, obs)
+    if k_room_fit > 0:
+        if mix is None:
+            raise ValueError("room_fit candidates need the request mix")
+        candidates = candidates | top_k_mask(room_fit_scores(mix, obs), k_room_fit, obs)
+    return candidates
 
 
 VM_HEURISTICS = {"first_fit": first_fit, "best_fit": best_fit, "pm_best_fit": pm_best_fit}

@@ -153,10 +153,11 @@ def test_impact_reward_reaches_the_stored_rewards_not_the_returns():
 
     variant = build("vm-synthetic", window=200)
     config = CVDConfig(**TINY, impact_reward=2.0, k_room_fit=1)
-    assert impact_bonus(variant, CVDConfig(**TINY)) is None
+    mix = request_mix(variant.trace, variant.params)
+    assert impact_bonus(mix, CVDConfig(**TINY)) is None
     obs = variant.env.get_obs(variant.env.initial_state(variant.params), variant.params)
-    bonus = impact_bonus(variant, config)
-    loss = room_loss(request_mix(variant.trace, variant.params), obs)
+    bonus = impact_bonus(mix, config)
+    loss = room_loss(mix, obs)
     assert float(bonus(obs, jnp.int32(3))) == pytest.approx(-2.0 * float(loss[3]))
     init_fn, update_fn = ALGORITHMS["cvd"].make_train(variant, config, jax.random.PRNGKey(0))
     update = jax.jit(update_fn)

@@ -186,7 +186,7 @@ def operator_model(num_pms: int, config: CVDConfig) -> dqn.QModel:
                       acting_mask=acting_mask)
 
 
-def impact_bonus(variant, config: CVDConfig) -> Callable | None:
+def impact_bonus(mix: RequestMix, config: CVDConfig) -> Callable | None:
     """``bonus(obs, action) = −λ room_loss``: our immediate-impact term, None when λ = 0.
 
     The paper "adopts the δ-reward mechanism proposed by [SHZ+22], which evaluates the immediate
@@ -194,17 +194,16 @@ def impact_bonus(variant, config: CVDConfig) -> Callable | None:
     candidate earns the same reward and only the episode's end, often hundreds of decisions later
     (beyond γ = 0.95's horizon), tells placements apart. The learner's reward per placement is
     therefore 1 − λ (Φ(PM before) − Φ(PM after)), Φ the PM's usable room for the training trace's
-    request mix (:func:`baselines.vm_heuristics.usable_room`); the env's reward and returns stay +1."""
+    request mix ``mix`` (:func:`baselines.vm_heuristics.usable_room`); the env's reward and returns stay +1."""
     if config.impact_reward == 0:
         return None
-    mix = request_mix(variant.trace, variant.params)
     return lambda obs, action: -config.impact_reward * room_loss(mix, obs)[action]
 
 
 def make_train(variant, config: CVDConfig, data_key: jax.Array):
-    mix = request_mix(variant.trace, variant.params) if uses_mix(config) else None
+    mix = request_mix(variant.trace, variant.params) if uses_mix(config) or config.impact_reward > 0 else None
     return dqn.make_train(variant, config, data_key, cvd_model(variant.env.num_pms, config, mix),
-                          reward_bonus=impact_bonus(variant, config))
+                          reward_bonus=impact_bonus(mix, config))
 
 
 def policy_from(config: CVDConfig, env, params, greedy: bool = True) -> Callable:

@@ -174,7 +174,7 @@ def make_train(variant, config: DQNConfig, data_key: jax.Array, model: QModel | 
     """PureJaxRL-style ``(init_fn, update_fn)`` (see ``jaxsched.algos``); ``model`` defaults to SchedRL.
 
     ``reward_bonus(obs, action) -> float``, if given, is added to the reward of every placement in
-    the transitions the learner stores (e.g. :mod:`jaxsched.algos.impact_reward`); the returns it
+    the transitions the learner stores (e.g. ``jaxsched.algos.cvd.impact_bonus``); the returns it
     reports stay the env's."""
     env, env_params = variant.env, variant.params
     model = model or schedrl_model(env.num_pms, config)
