@@ -270,9 +270,12 @@ def test_invariants_under_random_feasible_policy():
         def step(state, key):
             obs = env.get_obs(state, params)
             state, _, done, _ = env.transition(state, random_feasible(key, obs), params)
+            r = state.requests  # a create is live once placed until its delete row has been passed
+            passed = (jnp.arange(r.length) < state.pos) & r.valid & (r.kind == DELETE) & (r.partner >= 0)
+            deleted = jnp.zeros(r.length, bool).at[jnp.where(passed, r.partner, r.length)].set(True, mode="drop")
+            live = (state.placed_pm >= 0) & ~deleted
             used = jnp.zeros((3, 2, 2)).at[jnp.maximum(state.placed_pm, 0)].add(
-                jnp.where((state.placed_pm >= 0)[:, None, None],
-                          jnp.stack([state.taken_cpu, state.taken_mem], -1), 0.0))
+                jnp.where(live[:, None, None], jnp.stack([state.taken_cpu, state.taken_mem], -1), 0.0))
             remaining = jnp.stack([state.cpu, state.mem], -1)
             conserved = jnp.max(jnp.abs(remaining + used - jnp.array([10.0, 20.0])))
             return state, (jnp.minimum(state.cpu.min(), state.mem.min()), conserved, done)

@@ -73,7 +73,7 @@ class EnvState(environment.EnvState):
     pos: jax.Array  # int32 row of the create being decided (= length when none is left)
     cpu: jax.Array  # float32[N, 2] remaining cpu per NUMA
     mem: jax.Array  # float32[N, 2] remaining mem per NUMA
-    placed_pm: jax.Array  # int32[L] PM of each placed create row, -1 otherwise
+    placed_pm: jax.Array  # int32[L] PM each create row was placed on (kept after its delete), -1 if never
     taken_cpu: jax.Array  # float32[L, 2] what each create row took per NUMA (freed by its delete)
     taken_mem: jax.Array  # float32[L, 2]
     placed: jax.Array  # int32 number of VMs placed (by the agent; warm start excluded)
@@ -259,14 +259,17 @@ class VmPlacement(environment.Environment[EnvState, EnvParams]):
         in between; stays put where ``go`` is False.
 
         Rows are read ``ADVANCE_CHUNK`` at a time and a chunk's deletes applied at once (a scatter),
-        so a vmapped batch loops once per chunk rather than once per delete."""
+        so a vmapped batch loops once per chunk rather than once per delete. The loop carries only
+        the cursor and the [N, 2] capacities: ``placed_pm`` is read, never written (each delete row
+        is passed once, so its create needs no clearing), because a vmapped ``while_loop`` selects
+        its whole carry every iteration and an [L] carry made this loop 2× slower."""
         requests = state.requests
         length = requests.length
         chunk = min(ADVANCE_CHUNK, length)
         offsets = jnp.arange(chunk)
 
         def body(carry):
-            last, cpu, mem, placed_pm, _ = carry
+            last, cpu, mem, _ = carry
             rows = last + 1 + offsets
             row = jnp.clip(rows, 0, length - 1)
             live = (rows < length) & requests.valid[row]
@@ -275,19 +278,18 @@ class VmPlacement(environment.Environment[EnvState, EnvParams]):
             first = jnp.where(found, jnp.argmax(create), chunk)
             partner = requests.partner[row]
             created = jnp.clip(partner, 0, length - 1)
-            pm = placed_pm[created]
+            pm = state.placed_pm[created]
             free = (offsets < first) & live & (requests.kind[row] == DELETE) & (partner >= 0) & (pm >= 0)
             target = jnp.where(free, pm, self.num_pms)  # out of range: dropped
             cpu = cpu.at[target].add(state.taken_cpu[created], mode="drop")
             mem = mem.at[target].add(state.taken_mem[created], mode="drop")
-            placed_pm = placed_pm.at[jnp.where(free, created, length)].set(-1, mode="drop")
             result = jnp.where(found, last + 1 + first, jnp.where(last + chunk >= length - 1, length, -1))
-            return last + chunk, cpu, mem, placed_pm, result
+            return last + chunk, cpu, mem, result
 
         start = jnp.where(go, -1, state.pos)
-        _, cpu, mem, placed_pm, pos = jax.lax.while_loop(
-            lambda carry: carry[-1] < 0, body, (state.pos, state.cpu, state.mem, state.placed_pm, start))
-        return state.replace(pos=pos, cpu=cpu, mem=mem, placed_pm=placed_pm)
+        _, cpu, mem, pos = jax.lax.while_loop(
+            lambda carry: carry[-1] < 0, body, (state.pos, state.cpu, state.mem, start))
+        return state.replace(pos=pos, cpu=cpu, mem=mem)
 
     # ------------------------------------------------------------------ observation
     def get_obs(self, state: EnvState, params: EnvParams | None = None, key=None) -> Observation:
