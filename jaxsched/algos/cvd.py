@@ -28,7 +28,7 @@ from typing import Callable
 import jax
 import jax.numpy as jnp
 
-from baselines.vm_heuristics import RequestMix, cvd_candidates, request_mix, room_loss, usable_room
+from baselines.vm_heuristics import RequestMix, cvd_candidates, request_mix, usable_room
 from jaxsched.algos import dqn
 
 
@@ -69,6 +69,14 @@ def post_placement(features: jax.Array) -> jax.Array:
     return pm_state[jnp.arange(num_actions) // 2] - jnp.concatenate([share * cpu, share * mem], axis=-1)
 
 
+def room_lost(mix: RequestMix, features: jax.Array) -> jax.Array:
+    """float32[2N] the usable room each action costs its PM (``baselines.vm_heuristics.room_loss``
+    from the per-PM features, which is all a replayed transition keeps)."""
+    pm_state, _ = split_features(features)
+    return usable_room(mix, pm_state)[jnp.arange(2 * pm_state.shape[0]) // 2] - \
+        usable_room(mix, post_placement(features))
+
+
 def cvd_model(num_pms: int, config: CVDConfig, mix: RequestMix | None = None) -> dqn.QModel:
     """The Q-model for ``config``'s operators (see the module doc); ``mix`` (the training trace's
     request mix) is needed to initialise a model that adds the known impact term."""
@@ -106,10 +114,7 @@ def with_mix(model: dqn.QModel, scale: float, mix: RequestMix | None) -> dqn.QMo
     into the post-placement value."""
 
     def known(params, features):  # float32[2N] (zeros when scale is 0)
-        pm_state, _ = split_features(features)
-        request = jax.lax.stop_gradient(mix_in(params))
-        lost = usable_room(request, pm_state)[jnp.arange(2 * pm_state.shape[0]) // 2] - \
-            usable_room(request, post_placement(features))
+        lost = room_lost(jax.lax.stop_gradient(mix_in(params)), features)
         return -scale * lost if scale else jnp.zeros_like(lost)
 
     def init(key, features):
@@ -197,7 +202,7 @@ def impact_bonus(mix: RequestMix, config: CVDConfig) -> Callable | None:
     request mix ``mix`` (:func:`baselines.vm_heuristics.usable_room`); the env's reward and returns stay +1."""
     if config.impact_reward == 0:
         return None
-    return lambda obs, action: -config.impact_reward * room_loss(mix, obs)[action]
+    return lambda obs, action: -config.impact_reward * room_lost(mix, obs.features)[action]
 
 
 def make_train(variant, config: CVDConfig, data_key: jax.Array):
