@@ -127,20 +127,31 @@ def pm_ratios(obs) -> jax.Array:
     return jnp.concatenate([obs.cpu / obs.numa_cpu, obs.mem / obs.numa_mem], axis=-1)
 
 
+def ratios_after(pm_state: jax.Array, cpu, mem, double) -> jax.Array:
+    """float32[2N, 4] the chosen PM's remaining ratios ``pm_state[N, 4]`` after each action, for a
+    request of ``cpu`` / ``mem`` (ratios of a NUMA) that is ``double`` (half from each NUMA) or not;
+    infeasible actions may go negative."""
+    num_actions = 2 * pm_state.shape[0]
+    numa = jnp.arange(num_actions) % 2
+    share = jnp.where(double, jnp.full((num_actions, 2), 0.5), jax.nn.one_hot(numa, 2))
+    return pm_state[jnp.arange(num_actions) // 2] - jnp.concatenate([share * cpu, share * mem], axis=-1)
+
+
 def after_placement(obs) -> jax.Array:
-    """float32[2N, 4] the chosen PM's :func:`pm_ratios` after each action (a double VM takes half
-    of its cpu and mem from both NUMAs); infeasible actions may go negative."""
-    num_actions = obs.action_mask.shape[-1]
-    pm, numa = jnp.arange(num_actions) // 2, jnp.arange(num_actions) % 2
-    share = jnp.where(obs.is_double, jnp.full((num_actions, 2), 0.5), jax.nn.one_hot(numa, 2))
-    taken = jnp.concatenate([share * obs.request_cpu / obs.numa_cpu, share * obs.request_mem / obs.numa_mem], -1)
-    return pm_ratios(obs)[pm] - taken
+    """float32[2N, 4] the chosen PM's :func:`pm_ratios` after each action (:func:`ratios_after`)."""
+    return ratios_after(pm_ratios(obs), obs.request_cpu / obs.numa_cpu, obs.request_mem / obs.numa_mem,
+                        obs.is_double)
+
+
+def room_lost_between(mix: RequestMix, pm_state: jax.Array, after: jax.Array) -> jax.Array:
+    """float32[2N] Φ(PM before) − Φ(PM after) of each action's PM, from ``pm_state[N, 4]`` and the
+    actions' ``after[2N, 4]`` (see :func:`usable_room`)."""
+    return usable_room(mix, pm_state)[jnp.arange(after.shape[0]) // 2] - usable_room(mix, after)
 
 
 def room_loss(mix: RequestMix, obs) -> jax.Array:
-    """float32[2N] Φ(PM before) − Φ(PM after) of each action's PM (see :func:`usable_room`)."""
-    pm = jnp.arange(obs.action_mask.shape[-1]) // 2
-    return usable_room(mix, pm_ratios(obs))[pm] - usable_room(mix, after_placement(obs))
+    """float32[2N] the usable room each action costs its PM (:func:`room_lost_between`)."""
+    return room_lost_between(mix, pm_ratios(obs), after_placement(obs))
 
 
 def room_fit_scores(mix: RequestMix, obs) -> jax.Array:

@@ -28,7 +28,7 @@ from typing import Callable
 import jax
 import jax.numpy as jnp
 
-from baselines.vm_heuristics import RequestMix, cvd_candidates, request_mix, usable_room
+from baselines.vm_heuristics import RequestMix, cvd_candidates, ratios_after, request_mix, room_lost_between
 from jaxsched.algos import dqn
 
 
@@ -63,18 +63,13 @@ def post_placement(features: jax.Array) -> jax.Array:
     """float32[2N, 4]: the chosen PM's remaining ratios after each action (a double VM takes half of
     its cpu and mem from both NUMAs); infeasible actions simply go negative (they are masked)."""
     pm_state, (cpu, mem, double) = split_features(features)
-    num_actions = 2 * pm_state.shape[0]
-    numa = jnp.arange(num_actions) % 2
-    share = jnp.where(double > 0.5, jnp.full((num_actions, 2), 0.5), jax.nn.one_hot(numa, 2))
-    return pm_state[jnp.arange(num_actions) // 2] - jnp.concatenate([share * cpu, share * mem], axis=-1)
+    return ratios_after(pm_state, cpu, mem, double > 0.5)
 
 
 def room_lost(mix: RequestMix, features: jax.Array) -> jax.Array:
     """float32[2N] the usable room each action costs its PM (``baselines.vm_heuristics.room_loss``
     from the per-PM features, which is all a replayed transition keeps)."""
-    pm_state, _ = split_features(features)
-    return usable_room(mix, pm_state)[jnp.arange(2 * pm_state.shape[0]) // 2] - \
-        usable_room(mix, post_placement(features))
+    return room_lost_between(mix, split_features(features)[0], post_placement(features))
 
 
 def cvd_model(num_pms: int, config: CVDConfig, mix: RequestMix | None = None) -> dqn.QModel:
