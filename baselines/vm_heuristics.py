@@ -40,11 +40,11 @@ def first_fit(key: jax.Array, obs) -> jax.Array:
 
 def best_fit_scores(obs) -> jax.Array:
     """float32[2N] remaining-CPU ratio of the chosen NUMA after placing (a double VM: the larger
-    of its PM's two NUMAs); +inf where infeasible. Lower is a tighter fit."""
-    num_actions = obs.action_mask.shape[-1]
-    pm, numa = jnp.arange(num_actions) // 2, jnp.arange(num_actions) % 2
-    single = (obs.cpu[pm, numa] - obs.request_cpu) / obs.numa_cpu
-    double = jnp.max(obs.cpu[pm] - 0.5 * obs.request_cpu, axis=-1) / obs.numa_cpu
+    of its PM's two NUMAs); +inf where infeasible. Lower is a tighter fit. Reshapes, not gathers,
+    and ``maximum`` of the two NUMAs, not ``max(axis=-1)``: both several times faster on XLA:CPU."""
+    single = (obs.cpu.reshape(-1) - obs.request_cpu) / obs.numa_cpu
+    left = obs.cpu - 0.5 * obs.request_cpu
+    double = jnp.repeat(jnp.maximum(left[:, 0], left[:, 1]), 2) / obs.numa_cpu
     score = jnp.where(obs.is_double, double, single)
     return jnp.where(obs.action_mask, score, jnp.inf)
 
@@ -58,10 +58,9 @@ def pm_best_fit_scores(obs) -> jax.Array:
     """float32[2N] Σ over the PM's two NUMAs of remaining cpu and mem ratios after placing, plus
     Best-Fit's ratio / 1024 to choose the NUMA; +inf where infeasible. Lower is a fuller PM."""
     num_actions = obs.action_mask.shape[-1]
-    pm, numa = jnp.arange(num_actions) // 2, jnp.arange(num_actions) % 2
-    share = jnp.where(obs.is_double, jnp.full((num_actions, 2), 0.5), jax.nn.one_hot(numa, 2))
-    cpu_left = (obs.cpu[pm] - share * obs.request_cpu) / obs.numa_cpu
-    mem_left = (obs.mem[pm] - share * obs.request_mem) / obs.numa_mem
+    share = jnp.where(obs.is_double, jnp.full((num_actions, 2), 0.5), jax.nn.one_hot(jnp.arange(num_actions) % 2, 2))
+    cpu_left = (jnp.repeat(obs.cpu, 2, axis=0) - share * obs.request_cpu) / obs.numa_cpu
+    mem_left = (jnp.repeat(obs.mem, 2, axis=0) - share * obs.request_mem) / obs.numa_mem
     return jnp.sum(cpu_left + mem_left, axis=-1) + best_fit_scores(obs) / 1024.0
 
 

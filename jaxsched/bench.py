@@ -2,8 +2,8 @@
 
 ``env [--batch-sizes 1,64,1024,4096] [--steps 200]``: environment steps per second.
 ``train [--config configs/deeprm_slowdown.yaml] [key=value ...]``: seconds per REINFORCE iteration.
-``vm [--num-pms 50,100] [--batch 1024] [--steps 200]``: VM placement steps per second (see
-:func:`bench_vm`).
+``vm [--num-pms 50,100] [--batch 1024] [--steps 200] [--cpu-devices N]``: VM placement steps per
+second, the batch split over N XLA:CPU devices, default one per core (see :func:`bench_vm`).
 
 Reports environment steps per second for a batch of environments (one jobset each, restarted on
 the same jobset when an episode ends), excluding compilation, timed after ``block_until_ready``.
@@ -132,8 +132,8 @@ def bench_train(config_path: Path, overrides: list[str], repeats: int, out: Path
 
 
 def make_vm_runner(env, params, policy, steps: int):
-    """A jitted ``(states, key) -> placements`` running ``steps`` batched Best-Fit decisions; finished
-    episodes restart from their own initial state. Counts only decisions that placed a VM."""
+    """``(states, key) -> int32[batch]`` placements of ``steps`` batched decisions of ``policy``;
+    finished episodes restart from their own initial state. Counts only decisions that placed a VM."""
 
     def run(initial, key):
         def one(carry, step_key):
@@ -146,20 +146,38 @@ def make_vm_runner(env, params, policy, steps: int):
 
         placed = jnp.zeros(initial.time.shape, jnp.int32)
         (_, placed), _ = jax.lax.scan(one, (initial, placed), jax.random.split(key, steps))
-        return jnp.sum(placed)
+        return placed
 
-    return jax.jit(run)
+    return run
+
+
+def split_over_devices(run, devices):
+    """``run`` jitted with its batch (axis 0 of the first argument and of the result) split evenly
+    over ``devices``; each device runs its share on its own, with its own key (``fold_in``; the
+    shards never communicate, so the replication check is off)."""
+    from jax.sharding import Mesh, PartitionSpec
+
+    def shard(batch, key):
+        return run(batch, jax.random.fold_in(key, jax.lax.axis_index("batch")))
+
+    mesh = Mesh(np.asarray(devices), ("batch",))
+    return jax.jit(jax.shard_map(shard, mesh=mesh, in_specs=(PartitionSpec("batch"), PartitionSpec()),
+                                 out_specs=PartitionSpec("batch"), check_vma=False))
 
 
 def bench_vm(num_pms_list, batch: int, steps: int, repeats: int, window: int, out: Path | None) -> list[dict]:
     """Placement steps/s of Best-Fit on a batch of episodes at distinct start points of the Huawei
     trace (the synthetic trace when the file is absent), compilation excluded, after
     ``block_until_ready``. A step is one decision (observation, mask, policy, transition and the
-    deletes that follow); the reference is the spec's numpy simulator, ~43k steps/s at 50 PMs."""
+    deletes that follow); the reference is the spec's numpy simulator, ~43k steps/s at 50 PMs.
+    The batch is split over all local devices (see ``--cpu-devices``)."""
     from baselines.vm_heuristics import best_fit
     from jaxsched.registry import HUAWEI_TRACE
     from jaxsched.vm_episodes import draw_starts, initial_state_pool
 
+    devices = jax.local_devices()
+    if batch % len(devices):
+        raise SystemExit(f"--batch {batch} does not split evenly over {len(devices)} devices")
     trace = HUAWEI_TRACE if Path(HUAWEI_TRACE).exists() else "synthetic"
     rows = []
     for num_pms in num_pms_list:
@@ -168,27 +186,42 @@ def bench_vm(num_pms_list, batch: int, steps: int, repeats: int, window: int, ou
             build("vm-synthetic", synthetic_vms=20_000, start_high=20_000, **options)
         starts = draw_starts(jax.random.PRNGKey(0), variant, batch)
         initial = initial_state_pool(variant, starts)
-        runner = make_vm_runner(variant.env, variant.params, best_fit, steps)
+        runner = split_over_devices(make_vm_runner(variant.env, variant.params, best_fit, steps), devices)
         key = jax.random.PRNGKey(1)
-        placed = int(runner(initial, key))  # compile
+        placed = int(jnp.sum(runner(initial, key)))  # compile
         best = float("inf")
         for _ in range(repeats):
             t0 = time.perf_counter()
             runner(initial, key).block_until_ready()
             best = min(best, time.perf_counter() - t0)
-        row = {"num_pms": num_pms, "batch": batch, "steps": steps, "window": window, "trace": trace,
-               "placements": placed, "seconds": best, "placement_steps_per_s": placed / best,
+        row = {"num_pms": num_pms, "batch": batch, "devices": len(devices), "steps": steps, "window": window,
+               "trace": trace, "placements": placed, "seconds": best, "placement_steps_per_s": placed / best,
                "steps_per_s": batch * steps / best}
         rows.append(row)
-        print(f"N={num_pms:4d} batch={batch:5d} {row['placement_steps_per_s']:>13,.0f} placement steps/s "
-              f"({placed} placements in {best:.3f} s)", flush=True)
+        print(f"N={num_pms:4d} batch={batch:5d} devices={len(devices)} {row['placement_steps_per_s']:>13,.0f} "
+              f"placement steps/s ({placed} placements in {best:.3f} s)", flush=True)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
-        meta = {"hardware": _hardware(), "policy": "best_fit", "trace": trace, "window": window,
-                "timing": f"best of {repeats}, compilation excluded", "reference": "numpy ~43k steps/s at 50 PMs"}
+        meta = {"hardware": _hardware(), "devices": [str(d) for d in devices], "policy": "best_fit", "trace": trace,
+                "window": window, "timing": f"best of {repeats}, compilation excluded",
+                "reference": "numpy ~43k steps/s at 50 PMs"}
         out.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
         print(f"wrote {out}")
     return rows
+
+
+def rerun_with_cpu_devices(count: int, argv: list[str]) -> None:
+    """Starts this command again with ``count`` XLA:CPU devices, unless it already has them.
+
+    One XLA:CPU computation keeps about one core busy however large its batch (measured: 1 and 2
+    cores give the same VM steps/s), so the batch is split over one CPU device per core. XLA reads
+    the device count only when it starts, hence the new process."""
+    flags = os.environ.get("XLA_FLAGS", "")
+    if count <= 1 or "xla_force_host_platform_device_count" in flags:
+        return
+    environment = dict(os.environ, XLA_FLAGS=f"{flags} --xla_force_host_platform_device_count={count}".strip())
+    sys.stdout.flush()
+    os.execve(sys.executable, [sys.executable, "-m", "jaxsched.bench", *argv], environment)
 
 
 def main(argv=None) -> int:
@@ -212,6 +245,9 @@ def main(argv=None) -> int:
     vm.add_argument("--window", type=int, default=1000, help="trace events per episode (state size)")
     vm.add_argument("--repeats", type=int, default=3)
     vm.add_argument("--out", type=Path, default=Path("results/bench_vm.json"))
+    vm.add_argument("--cpu-devices", type=int, default=len(os.sched_getaffinity(0)),
+                    help="XLA:CPU devices to split the batch over (default: the cores this process may use)")
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
 
     def int_list(flag: str, text: str) -> list[int]:
@@ -222,6 +258,7 @@ def main(argv=None) -> int:
 
     if args.what == "vm":
         sizes = int_list("--num-pms", args.num_pms)
+        rerun_with_cpu_devices(args.cpu_devices, argv)
         print(f"hardware: {_hardware()}")
         bench_vm(sizes, args.batch, args.steps, args.repeats, args.window, args.out)
     if args.what == "train":

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from baselines.vm_heuristics import best_fit, first_fit
-from jaxsched.envs.vm import EnvParams, Observation, VmPlacement
+from jaxsched.envs.vm import ADVANCE_CHUNK, EnvParams, Observation, VmPlacement
 from jaxsched.rollout import run_episode
-from jaxsched.workloads.vm_trace import (CREATE, DELETE, VmTraceError, from_lifetimes, load_lifetimes,
-                                         load_vmagent, synthetic, window)
+from jaxsched.workloads.vm_trace import (CREATE, CREATE_EVENT, DELETE, NO_EVENT, VmTraceError, from_lifetimes,
+                                         load_lifetimes, load_vmagent, synthetic, window)
 
 
 def lifetimes(*vms, length=None):
@@ -42,6 +42,13 @@ def test_window_rebases_partners_and_pads():
     assert w.valid.tolist() == [True] * 5 + [False] * 3
     w = jax.jit(window, static_argnums=2)(r, jnp.int32(1), 8)
     assert w.partner[:5].tolist() == [-1, -1, -1, 2, 1]
+
+
+def test_event_codes_follow_kind_partner_and_window():
+    r = lifetimes((1, 1, 0, 5), (2, 2, 5, 3), (3, 3, 6, 0))  # as above: C D C C D D
+    assert r.event.tolist() == [CREATE_EVENT, 0, CREATE_EVENT, CREATE_EVENT, 3, 2]
+    w = window(r, 1, 8)  # the first delete's create is outside: nothing to free; padding: no event
+    assert w.event.tolist() == [NO_EVENT, CREATE_EVENT, CREATE_EVENT, 2, 1] + [NO_EVENT] * 3
 
 
 def test_synthetic_matches_lifetime_ordering():
@@ -139,6 +146,23 @@ def test_double_numa_takes_half_from_both_and_delete_frees_exactly_that():
     obs, state = env.reset_env(None, params)
     obs, state, *_ = env.step_env(None, state, 0, params)
     assert obs.action_mask.tolist() == [False, False, True, True]
+
+
+def test_deletes_longer_than_one_chunk_are_all_applied():
+    """More deletes between two creates than ``_advance`` reads at once: its loop must take over."""
+    count = ADVANCE_CHUNK + 7
+    env = VmPlacement(num_pms=1)
+    small = [(0.1, 0.1, float(t), 100.0 - t) for t in range(count)]  # all deleted at t = 100
+    params = small_params(lifetimes(*small, (1, 1, 200, 500), (1, 1, 300, 5)))
+    state, step = env.initial_state(params), jax.jit(env.transition)
+    for _ in range(count):
+        state, _, done, _ = step(state, 0, params)
+        assert not bool(done)
+    assert int(state.pos) == 2 * count  # the row after all the deletes
+    np.testing.assert_allclose(state.cpu, [[4, 4]])
+    np.testing.assert_allclose(state.mem, [[8, 8]])
+    state, _, done, _ = step(state, 1, params)
+    assert not bool(done) and state.cpu.tolist() == [[4, 3]]
 
 
 def test_request_that_fits_nowhere_ends_the_episode():
@@ -275,7 +299,7 @@ def test_invariants_under_random_feasible_policy():
             deleted = jnp.zeros(r.length, bool).at[jnp.where(passed, r.partner, r.length)].set(True, mode="drop")
             live = (state.placed_pm >= 0) & ~deleted
             used = jnp.zeros((3, 2, 2)).at[jnp.maximum(state.placed_pm, 0)].add(
-                jnp.where(live[:, None, None], jnp.stack([state.taken_cpu, state.taken_mem], -1), 0.0))
+                jnp.where(live[:, None, None], jnp.stack([state.taken[:, :2], state.taken[:, 2:]], -1), 0.0))
             remaining = jnp.stack([state.cpu, state.mem], -1)
             conserved = jnp.max(jnp.abs(remaining + used - jnp.array([10.0, 20.0])))
             return state, (jnp.minimum(state.cpu.min(), state.mem.min()), conserved, done)

@@ -221,7 +221,7 @@ def test_restarted_episodes_carry_their_own_trace_window():
     for e in range(config.num_envs):
         placed = env_state.placed_pm[e] >= 0
         assert np.all(env_state.requests.kind[e][placed] == 0)  # placed rows are creates ...
-        np.testing.assert_allclose(env_state.taken_cpu[e][placed].sum(-1),
+        np.testing.assert_allclose(env_state.taken[e][placed][:, :2].sum(-1),
                                    env_state.requests.cpu[e][placed])  # ... of this window's VMs
 
 

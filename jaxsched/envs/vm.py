@@ -45,10 +45,10 @@ from flax import struct
 from gymnax.environments import environment, spaces
 
 from jaxsched.envs.common import select_fields
-from jaxsched.workloads.vm_trace import CREATE, DELETE, VmRequests
+from jaxsched.workloads.vm_trace import CREATE_EVENT, NO_EVENT, VmRequests
 
 REWARDS = ("placement", "allocation")
-ADVANCE_CHUNK = 16  # trace rows read per iteration while skipping deletes (see VmPlacement._advance)
+ADVANCE_CHUNK = 32  # trace rows read at a time while skipping deletes (see VmPlacement._advance)
 NUM_FEATURES = 7  # per PM: cpu0, cpu1, mem0, mem1 remaining / capacity; request cpu, mem / capacity, double
 
 
@@ -74,8 +74,7 @@ class EnvState(environment.EnvState):
     cpu: jax.Array  # float32[N, 2] remaining cpu per NUMA
     mem: jax.Array  # float32[N, 2] remaining mem per NUMA
     placed_pm: jax.Array  # int32[L] PM each create row was placed on (kept after its delete), -1 if never
-    taken_cpu: jax.Array  # float32[L, 2] what each create row took per NUMA (freed by its delete)
-    taken_mem: jax.Array  # float32[L, 2]
+    taken: jax.Array  # float32[L, 4] what each create row took: cpu per NUMA, then mem (freed by its delete)
     placed: jax.Array  # int32 number of VMs placed (by the agent; warm start excluded)
     active: jax.Array  # int32 PMs in service (the first ``active`` of N)
     income: jax.Array  # float32 Σ lifetime (h) × hourly price of the VMs the agent placed
@@ -143,13 +142,14 @@ class VmPlacement(environment.Environment[EnvState, EnvParams]):
             cpu=jnp.full((self.num_pms, 2), params.numa_cpu, jnp.float32),
             mem=jnp.full((self.num_pms, 2), params.numa_mem, jnp.float32),
             placed_pm=jnp.full((length,), -1, jnp.int32),
-            taken_cpu=jnp.zeros((length, 2), jnp.float32), taken_mem=jnp.zeros((length, 2), jnp.float32),
+            taken=jnp.zeros((length, 4), jnp.float32),
             placed=jnp.int32(0),
             active=jnp.where(initial_pms > 0, jnp.minimum(initial_pms, self.num_pms), self.num_pms),
             income=jnp.float32(0.0), requests=requests)
         state = self._warm_start(self._advance(state), params)
-        return self._expand(state.replace(time=jnp.int32(0), placed=jnp.int32(0), income=jnp.float32(0.0)),
-                            params)
+        state, _ = self._expand(state.replace(time=jnp.int32(0), placed=jnp.int32(0), income=jnp.float32(0.0)),
+                                params)
+        return state
 
     def _warm_start(self, state: EnvState, params: EnvParams) -> EnvState:
         """Best-Fit places creates until ``warm_start`` of the in-service CPU is allocated."""
@@ -164,17 +164,22 @@ class VmPlacement(environment.Environment[EnvState, EnvParams]):
 
         return jax.lax.while_loop(filling, place, state)
 
-    def _expand(self, state: EnvState, params: EnvParams) -> EnvState:
-        """Adds ``pms_per_expansion`` PMs at a time while the next create fits nowhere."""
+    def _expand(self, state: EnvState, params: EnvParams) -> tuple[EnvState, jax.Array]:
+        """Adds ``pms_per_expansion`` PMs at a time while the next create fits nowhere; returns the
+        state and its feasibility mask (computed once here, reused for ``terminated``)."""
         step = jnp.maximum(jnp.asarray(params.pms_per_expansion, jnp.int32), 1)
+        _, _, _, exists = self._request(state, params)
 
-        def overflowing(state):
-            _, _, _, exists = self._request(state, params)
-            return exists & (state.active < self.num_pms) & ~jnp.any(self.feasible(state, params))
+        def overflowing(carry):
+            active, mask = carry
+            return exists & (active < self.num_pms) & ~jnp.any(mask)
 
-        active = jax.lax.while_loop(lambda a: overflowing(state.replace(active=a)),
-                                    lambda a: jnp.minimum(a + step, self.num_pms), state.active)
-        return state.replace(active=active)
+        def add_pms(carry):
+            active = jnp.minimum(carry[0] + step, self.num_pms)
+            return active, self.feasible(state.replace(active=active), params)
+
+        active, mask = jax.lax.while_loop(overflowing, add_pms, (state.active, self.feasible(state, params)))
+        return state.replace(active=active), mask
 
     def step_env(self, key: jax.Array, state: EnvState, action: Any, params: EnvParams):
         state, reward, terminated, info = self.transition(state, action, params)
@@ -188,13 +193,14 @@ class VmPlacement(environment.Environment[EnvState, EnvParams]):
         # masked updates rather than a select between two whole states: under vmap a select copies
         # every trace-sized field each step, the masked place/advance touch one row and a few more
         placed_state = self._advance(self._place(state, action, params, valid), go=valid)
-        next_state = self._expand(placed_state, params).replace(time=state.time + 1)
+        next_state, next_mask = self._expand(placed_state, params)
+        next_state = next_state.replace(time=state.time + 1)
         allocation = self.cpu_allocation(next_state, params)
         if self.reward_kind == "placement":
             reward = valid.astype(jnp.float32)
         else:
             reward = jnp.where(valid, allocation, 0.0).astype(jnp.float32)
-        terminated = ~valid | ~jnp.any(self.feasible(next_state, params))
+        terminated = ~valid | ~jnp.any(next_mask)
         info = {"placed": valid, "cpu_allocation": allocation}
         return next_state, reward, terminated, info
 
@@ -230,12 +236,16 @@ class VmPlacement(environment.Environment[EnvState, EnvParams]):
         return share * cpu, share * mem
 
     def feasible(self, state: EnvState, params: EnvParams) -> jax.Array:
-        """bool[2N]: the action's NUMA (a double VM: both NUMAs of its PM) can take the demand."""
-        _, _, _, exists = self._request(state, params)
-        need_cpu, need_mem = self._demand(state, params)
-        pm = jnp.arange(self.num_actions) // 2
-        fits = jnp.all((state.cpu[pm] >= need_cpu) & (state.mem[pm] >= need_mem), axis=-1)
-        return fits & exists & (pm < state.active)
+        """bool[2N]: the action's NUMA (a double VM: both NUMAs of its PM) can take the demand.
+
+        Written per [N, 2] NUMA and flattened (action ``pm * 2 + numa``), without gathers: this runs
+        every step, and XLA:CPU's gathers and size-2 reductions cost several times an elementwise op."""
+        cpu, mem, double, exists = self._request(state, params)
+        single = (state.cpu >= cpu) & (state.mem >= mem)
+        half = (state.cpu >= 0.5 * cpu) & (state.mem >= 0.5 * mem)
+        fits = jnp.where(double, (half[:, 0] & half[:, 1])[:, None], single)
+        in_service = (jnp.arange(self.num_pms) < state.active)[:, None]
+        return (fits & in_service & exists).reshape(-1)
 
     def _place(self, state: EnvState, action, params: EnvParams, valid=True) -> EnvState:
         """Puts the create at ``pos`` on ``action``; changes nothing where ``valid`` is False."""
@@ -250,46 +260,44 @@ class VmPlacement(environment.Environment[EnvState, EnvParams]):
             income=state.income + jnp.where(valid, hourly * lifetime_h, 0.0),
             cpu=state.cpu.at[pm].add(-take_cpu), mem=state.mem.at[pm].add(-take_mem),
             placed_pm=state.placed_pm.at[row].set(jnp.where(valid, pm, state.placed_pm[row])),
-            taken_cpu=state.taken_cpu.at[row].set(jnp.where(valid, take_cpu, state.taken_cpu[row])),
-            taken_mem=state.taken_mem.at[row].set(jnp.where(valid, take_mem, state.taken_mem[row])),
+            taken=state.taken.at[row].set(jnp.where(valid, jnp.concatenate([take_cpu, take_mem]), state.taken[row])),
             placed=state.placed + jnp.asarray(valid, jnp.int32))
 
     def _advance(self, state: EnvState, go=True) -> EnvState:
         """Moves past ``pos`` to the next valid create (or the end, ``pos = L``), applying the deletes
         in between; stays put where ``go`` is False.
 
-        Rows are read ``ADVANCE_CHUNK`` at a time and a chunk's deletes applied at once (a scatter),
-        so a vmapped batch loops once per chunk rather than once per delete. The loop carries only
-        the cursor and the [N, 2] capacities: ``placed_pm`` is read, never written (each delete row
-        is passed once, so its create needs no clearing), because a vmapped ``while_loop`` selects
-        its whole carry every iteration and an [L] carry made this loop 2× slower."""
+        Rows are read ``ADVANCE_CHUNK`` at a time and a chunk's deletes applied at once (a scatter).
+        The first chunk is straight-line code and covers almost every gap between two creates; the
+        ``while_loop`` after it runs only while some episode of a vmapped batch has a longer gap (a
+        batched loop runs all episodes as long as one needs it, and selects its whole carry each
+        time). So the loop carries only the cursor and the capacities: ``placed_pm`` is read, never
+        written (each delete row is passed once, so its create needs no clearing)."""
         requests = state.requests
         length = requests.length
         chunk = min(ADVANCE_CHUNK, length)
         offsets = jnp.arange(chunk)
 
-        def body(carry):
-            last, cpu, mem, _ = carry
+        def read_chunk(carry, go=True):
+            """Rows ``last + 1 ...``: the chunk's deletes before its first create are applied."""
+            last, room, _ = carry
             rows = last + 1 + offsets
-            row = jnp.clip(rows, 0, length - 1)
-            live = (rows < length) & requests.valid[row]
-            create = live & (requests.kind[row] == CREATE)
+            event = jnp.where(rows < length, requests.event[jnp.clip(rows, 0, length - 1)], NO_EVENT)
+            create = event == CREATE_EVENT
             found = jnp.any(create)
             first = jnp.where(found, jnp.argmax(create), chunk)
-            partner = requests.partner[row]
-            created = jnp.clip(partner, 0, length - 1)
+            created = jnp.clip(event, 0, length - 1)
             pm = state.placed_pm[created]
-            free = (offsets < first) & live & (requests.kind[row] == DELETE) & (partner >= 0) & (pm >= 0)
-            target = jnp.where(free, pm, self.num_pms)  # out of range: dropped
-            cpu = cpu.at[target].add(state.taken_cpu[created], mode="drop")
-            mem = mem.at[target].add(state.taken_mem[created], mode="drop")
+            free = go & (offsets < first) & (event >= 0) & (pm >= 0)
+            room = room.at[jnp.where(free, pm, self.num_pms)].add(state.taken[created], mode="drop")
             result = jnp.where(found, last + 1 + first, jnp.where(last + chunk >= length - 1, length, -1))
-            return last + chunk, cpu, mem, result
+            return last + chunk, room, result
 
-        start = jnp.where(go, -1, state.pos)
-        _, cpu, mem, pos = jax.lax.while_loop(
-            lambda carry: carry[-1] < 0, body, (state.pos, state.cpu, state.mem, start))
-        return state.replace(pos=pos, cpu=cpu, mem=mem)
+        room = jnp.concatenate([state.cpu, state.mem], axis=-1)  # [N, 4] as ``taken``'s columns
+        last, room, pos = read_chunk((state.pos, room, jnp.int32(-1)), go)
+        pos = jnp.where(go, pos, state.pos)
+        _, room, pos = jax.lax.while_loop(lambda carry: carry[-1] < 0, read_chunk, (last, room, pos))
+        return state.replace(pos=pos, cpu=room[:, :2], mem=room[:, 2:])
 
     # ------------------------------------------------------------------ observation
     def get_obs(self, state: EnvState, params: EnvParams | None = None, key=None) -> Observation:

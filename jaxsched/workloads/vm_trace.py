@@ -32,6 +32,7 @@ import numpy as np
 from flax import struct
 
 CREATE, DELETE = 0, 1
+CREATE_EVENT, NO_EVENT = -1, -2  # ``VmRequests.event`` codes besides a delete's create row (>= 0)
 LIFETIME_COLUMNS = ("vmid", "cpu", "mem", "at", "lt")
 VMAGENT_COLUMNS = ("vmid", "cpu", "memory", "time", "type")
 
@@ -48,6 +49,7 @@ class VmRequests:
     time: jax.Array  # float32[L] event time (s), informative only
     valid: jax.Array  # bool[L]
     duration: jax.Array  # float32[L] for a create: seconds until its delete (0 when the trace has none)
+    event: jax.Array  # int32[L] what the env does at the row (see :func:`event_codes`); derived, one read
 
     @property
     def length(self) -> int:
@@ -63,6 +65,21 @@ class VmTraceError(ValueError):
 
 
 # ---------------------------------------------------------------------- building
+def event_codes(kind: jax.Array, partner: jax.Array, valid: jax.Array) -> jax.Array:
+    """int32[L]: a delete's create row (>= 0) where the delete frees something, ``CREATE_EVENT`` for
+    a create, ``NO_EVENT`` for padding and deletes whose create is outside the rows. One array, so the
+    env reads one value per row while skipping to the next create instead of three."""
+    kind, partner, valid = jnp.asarray(kind), jnp.asarray(partner), jnp.asarray(valid)
+    delete = valid & (kind == DELETE) & (partner >= 0)
+    return jnp.where(delete, partner, jnp.where(valid & (kind == CREATE), CREATE_EVENT, NO_EVENT)).astype(jnp.int32)
+
+
+def make_requests(kind, vm, cpu, mem, partner, time, valid, duration) -> VmRequests:
+    """:class:`VmRequests` with its derived ``event`` column."""
+    return VmRequests(kind=kind, vm=vm, cpu=cpu, mem=mem, partner=partner, time=time, valid=valid,
+                      duration=duration, event=event_codes(kind, partner, valid))
+
+
 def durations(kind: jax.Array, partner: jax.Array, time: jax.Array) -> jax.Array:
     """float32[L] seconds from each create to its delete, read off the deletes' ``partner`` (the
     income metric needs a VM's lifetime at the moment it is placed, long before its delete)."""
@@ -85,9 +102,9 @@ def _as_requests(kind, vm, cpu, mem, partner, time, length: int | None = None) -
         return jnp.asarray(np.concatenate([np.asarray(x, dtype), np.full(pad, fill, dtype)]))
 
     kind, partner, time = padded(kind, np.int32, CREATE), padded(partner, np.int32, -1), padded(time, np.float32, 0)
-    return VmRequests(kind=kind, vm=padded(vm, np.int32, -1), cpu=padded(cpu, np.float32, 0),
-                      mem=padded(mem, np.float32, 0), partner=partner, time=time,
-                      valid=padded(np.ones(n, bool), bool, False), duration=durations(kind, partner, time))
+    return make_requests(kind=kind, vm=padded(vm, np.int32, -1), cpu=padded(cpu, np.float32, 0),
+                         mem=padded(mem, np.float32, 0), partner=partner, time=time,
+                         valid=padded(np.ones(n, bool), bool, False), duration=durations(kind, partner, time))
 
 
 def from_lifetimes(vmid, cpu, mem, at, lt, length: int | None = None) -> VmRequests:
@@ -277,9 +294,9 @@ def synthetic(key: jax.Array, num_vms: int, mean_interarrival: float = 23.0,
     kind = jnp.concatenate([jnp.full(num_vms, CREATE, jnp.int32), jnp.full(num_vms, DELETE, jnp.int32)])[order]
     partner = jnp.full(2 * num_vms, -1, jnp.int32).at[position[num_vms:]].set(position[:num_vms])
     time = time[order].astype(jnp.float32)
-    return VmRequests(kind=kind, vm=ids[order], cpu=jnp.concatenate([cpu, cpu])[order],
-                      mem=jnp.concatenate([mem, mem])[order], partner=partner, time=time,
-                      valid=jnp.ones(2 * num_vms, bool), duration=durations(kind, partner, time))
+    return make_requests(kind=kind, vm=ids[order], cpu=jnp.concatenate([cpu, cpu])[order],
+                         mem=jnp.concatenate([mem, mem])[order], partner=partner, time=time,
+                         valid=jnp.ones(2 * num_vms, bool), duration=durations(kind, partner, time))
 
 
 # ---------------------------------------------------------------------- windows
@@ -296,6 +313,6 @@ def window(requests: VmRequests, start: jax.Array, length: int) -> VmRequests:
 
     partner = cut(requests.partner, -1)
     partner = jnp.where(partner >= start, partner - start, -1)
-    return VmRequests(kind=cut(requests.kind, CREATE), vm=cut(requests.vm, -1), cpu=cut(requests.cpu, 0),
-                      mem=cut(requests.mem, 0), partner=partner, time=cut(requests.time, 0),
-                      valid=cut(requests.valid, False), duration=cut(requests.duration, 0))
+    return make_requests(kind=cut(requests.kind, CREATE), vm=cut(requests.vm, -1), cpu=cut(requests.cpu, 0),
+                         mem=cut(requests.mem, 0), partner=partner, time=cut(requests.time, 0),
+                         valid=cut(requests.valid, False), duration=cut(requests.duration, 0))
