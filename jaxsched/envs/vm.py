@@ -279,7 +279,8 @@ class VmPlacement(environment.Environment[EnvState, EnvParams]):
         offsets = jnp.arange(chunk)
 
         def read_chunk(carry, go=True):
-            """Rows ``last + 1 ...``: the chunk's deletes before its first create are applied."""
+            """Rows ``last + 1 ...``: the chunk's deletes before its first create are applied (none where
+            ``go`` is False, which only the first chunk can be: the loop runs only while searching)."""
             last, room, _ = carry
             rows = last + 1 + offsets
             event = jnp.where(rows < length, requests.event[jnp.clip(rows, 0, length - 1)], NO_EVENT)

@@ -1,0 +1,127 @@
+"""How much could a learned value add to a VM heuristic? One exact step of policy improvement.
+
+At each decision every feasible action is tried, then the heuristic runs to the episode's end; the
+action whose rollout places the most VMs is taken (ties: the heuristic's own choice). The env is
+deterministic given the trace, so one rollout is the action's exact value under the heuristic, and
+the result is the first step of policy iteration from it (a "rollout algorithm"). CVD-RL's policy
+is greedy in a learned value of the next placement, so this measures the headroom such a value has
+over the heuristic: if the improved policy gains little, no value that ranks the next action can
+gain much more over one improvement step.
+
+``python -m jaxsched.vm_rollout --env vm-frag --num-pms 5,10 --base room_fit --starts-from RUN/eval.json``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def rollout_placements(env, params, policy, state, terminated) -> jax.Array:
+    """VMs ``policy`` places from ``state`` to the episode's end (0 if it has ``terminated``)."""
+
+    def body(carry):
+        state, _, placed = carry
+        action = policy(None, env.get_obs(state, params))
+        state, _, done, info = env.transition(state, action, params)
+        return state, done, placed + info["placed"].astype(jnp.int32)
+
+    _, _, placed = jax.lax.while_loop(lambda carry: ~carry[1], body, (state, terminated, jnp.int32(0)))
+    return placed
+
+
+def improved_action(env, params, policy, state) -> jax.Array:
+    """The action with the most placements when ``policy`` follows it; ties to ``policy``'s action."""
+    obs = env.get_obs(state, params)
+
+    def value(action):
+        after, _, terminated, info = env.transition(state, action, params)
+        return info["placed"].astype(jnp.int32) + rollout_placements(env, params, policy, after, terminated)
+
+    values = jnp.where(obs.action_mask, jax.vmap(value)(jnp.arange(env.num_actions)), -1)
+    own = policy(None, obs)
+    return jnp.where(values[own] == jnp.max(values), own, jnp.argmax(values)).astype(jnp.int32)
+
+
+def improved_episode(env, params, policy) -> dict[str, jax.Array]:
+    """One episode of the improved policy: scheduled length and how often it left ``policy``."""
+    state = env.initial_state(params)
+    terminated = ~jnp.any(env.feasible(state, params))
+
+    def body(carry):
+        state, _, changed = carry
+        action = improved_action(env, params, policy, state)
+        own = policy(None, env.get_obs(state, params))
+        state, _, done, _ = env.transition(state, action, params)
+        return state, done, changed + (action != own).astype(jnp.int32)
+
+    state, _, changed = jax.lax.while_loop(lambda carry: ~carry[1], body, (state, terminated, jnp.int32(0)))
+    return {"scheduled_length": state.placed, "departures": changed}
+
+
+def compare(variant, base: str, starts: jax.Array) -> dict[str, np.ndarray]:
+    """Per start point: the heuristic's scheduled length, the improved policy's, and its departures."""
+    from baselines.vm_heuristics import heuristic_policy
+    from jaxsched.rollout import run_episode
+    from jaxsched.vm_episodes import params_at
+
+    env, policy = variant.env, heuristic_policy(base, variant)
+
+    def one(start):
+        params = params_at(variant, start)
+        own = run_episode(env, params, policy, jax.random.PRNGKey(0)).state.placed
+        return {"base": own, **improved_episode(env, params, policy)}
+
+    return {k: np.asarray(v) for k, v in jax.jit(jax.vmap(one))(starts).items()}
+
+
+def main(argv=None) -> int:
+    from jaxsched.registry import build
+    from jaxsched.vm_episodes import draw_starts
+
+    parser = argparse.ArgumentParser(prog="python -m jaxsched.vm_rollout", description=__doc__.splitlines()[0])
+    parser.add_argument("--env", default="vm-frag")
+    parser.add_argument("--num-pms", default="5,10")
+    parser.add_argument("--base", default="room_fit", help="the heuristic to improve (vm_episodes --policies names)")
+    parser.add_argument("--starts", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=99991)
+    parser.add_argument("--starts-from", type=Path, help="an eval.json whose start_points to use instead")
+    parser.add_argument("--out", type=Path, default=Path("results/vm_rollout_improvement.json"))
+    args = parser.parse_args(argv)
+    rows = []
+    for num_pms in (int(n) for n in args.num_pms.split(",")):
+        variant = build(args.env, num_pms=num_pms)
+        if args.starts_from:
+            starts = jnp.asarray(json.loads(args.starts_from.read_text())["start_points"], jnp.int32)
+        else:
+            starts = draw_starts(jax.random.PRNGKey(args.seed), variant, args.starts)
+        t0 = time.perf_counter()
+        result = compare(variant, args.base, starts)
+        gain = result["scheduled_length"] - result["base"]
+        row = {"num_pms": num_pms, "base": args.base, "starts": len(starts),
+               "base_length": float(result["base"].mean()), "improved_length": float(result["scheduled_length"].mean()),
+               "gain_mean": float(gain.mean()), "gain_se": float(gain.std(ddof=1) / np.sqrt(len(gain))),
+               "starts_improved": int((gain > 0).sum()), "starts_worse": int((gain < 0).sum()),
+               "departures_per_episode": float(result["departures"].mean()), "seconds": time.perf_counter() - t0,
+               "per_start": {k: v.tolist() for k, v in result.items()}}
+        rows.append(row)
+        print(f"N={num_pms:3d} {args.base}: {row['base_length']:.1f} -> improved {row['improved_length']:.1f} "
+              f"(gain {row['gain_mean']:+.1f} ± {row['gain_se']:.1f} SE; better on {row['starts_improved']}, "
+              f"worse on {row['starts_worse']} of {len(starts)}; {row['departures_per_episode']:.1f} departures "
+              f"per episode; {row['seconds']:.0f} s)", flush=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"env": args.env, "rows": rows}, indent=1))
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main())
