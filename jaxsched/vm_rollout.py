@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import jax
@@ -36,27 +37,37 @@ def rollout_placements(env, params, policy, state, terminated) -> jax.Array:
     return placed
 
 
-def improved_action(env, params, policy, state) -> jax.Array:
-    """The action with the most placements when ``policy`` follows it; ties to ``policy``'s action."""
+def improved_action(env, params, policy, state, candidates: Callable | None = None,
+                    num_tried: int | None = None) -> jax.Array:
+    """The action with the most placements when ``policy`` follows it; ties to ``policy``'s action.
+
+    Tries every feasible action, or only ``candidates(obs)`` (a bool mask, e.g. CVD-RL's top-k set)
+    plus ``policy``'s own action: at most ``num_tried`` of them, so the batch of rollouts is smaller."""
     obs = env.get_obs(state, params)
+    own = policy(None, obs)
+    allowed = obs.action_mask if candidates is None else \
+        obs.action_mask & (candidates(obs) | (jnp.arange(env.num_actions) == own))
+    count = env.num_actions if num_tried is None else min(num_tried, env.num_actions)
+    _, tried = jax.lax.top_k(allowed.astype(jnp.int32), count)  # the allowed ones first
 
     def value(action):
         after, _, terminated, info = env.transition(state, action, params)
         return info["placed"].astype(jnp.int32) + rollout_placements(env, params, policy, after, terminated)
 
-    values = jnp.where(obs.action_mask, jax.vmap(value)(jnp.arange(env.num_actions)), -1)
-    own = policy(None, obs)
+    values = jnp.full(env.num_actions, -1, jnp.int32).at[tried].set(
+        jnp.where(allowed[tried], jax.vmap(value)(tried), -1))
     return jnp.where(values[own] == jnp.max(values), own, jnp.argmax(values)).astype(jnp.int32)
 
 
-def improved_episode(env, params, policy) -> dict[str, jax.Array]:
+def improved_episode(env, params, policy, candidates: Callable | None = None,
+                     num_tried: int | None = None) -> dict[str, jax.Array]:
     """One episode of the improved policy: scheduled length and how often it left ``policy``."""
     state = env.initial_state(params)
     terminated = ~jnp.any(env.feasible(state, params))
 
     def body(carry):
         state, _, changed = carry
-        action = improved_action(env, params, policy, state)
+        action = improved_action(env, params, policy, state, candidates, num_tried)
         own = policy(None, env.get_obs(state, params))
         state, _, done, _ = env.transition(state, action, params)
         return state, done, changed + (action != own).astype(jnp.int32)
@@ -65,18 +76,24 @@ def improved_episode(env, params, policy) -> dict[str, jax.Array]:
     return {"scheduled_length": state.placed, "departures": changed}
 
 
-def compare(variant, base: str, starts: jax.Array) -> dict[str, np.ndarray]:
-    """Per start point: the heuristic's scheduled length, the improved policy's, and its departures."""
-    from baselines.vm_heuristics import heuristic_policy
+def compare(variant, base: str, starts: jax.Array, cvd_k: tuple[int, int, int] | None = None) -> dict[str, np.ndarray]:
+    """Per start point: the heuristic's scheduled length, the improved policy's, and its departures.
+    ``cvd_k`` = (Best-Fit, PM-Best-Fit, room_fit) counts: try only CVD-RL's candidate set."""
+    from baselines.vm_heuristics import cvd_candidates, heuristic_policy, request_mix
     from jaxsched.rollout import run_episode
     from jaxsched.vm_episodes import params_at
 
     env, policy = variant.env, heuristic_policy(base, variant)
+    candidates, num_tried = None, None
+    if cvd_k is not None:
+        mix = request_mix(variant.trace, variant.params)
+        candidates = lambda obs: cvd_candidates(obs, *cvd_k, mix=mix)  # noqa: E731
+        num_tried = sum(cvd_k) + 1
 
     def one(start):
         params = params_at(variant, start)
         own = run_episode(env, params, policy, jax.random.PRNGKey(0)).state.placed
-        return {"base": own, **improved_episode(env, params, policy)}
+        return {"base": own, **improved_episode(env, params, policy, candidates, num_tried)}
 
     return {k: np.asarray(v) for k, v in jax.jit(jax.vmap(one))(starts).items()}
 
@@ -92,6 +109,7 @@ def main(argv=None) -> int:
     parser.add_argument("--starts", type=int, default=50)
     parser.add_argument("--seed", type=int, default=99991)
     parser.add_argument("--starts-from", type=Path, help="an eval.json whose start_points to use instead")
+    parser.add_argument("--cvd-k", help="K_BF,K_PMBF,K_ROOM: try only CVD-RL's candidate set (default: every action)")
     parser.add_argument("--out", type=Path, default=Path("results/vm_rollout_improvement.json"))
     args = parser.parse_args(argv)
     rows = []
@@ -102,9 +120,10 @@ def main(argv=None) -> int:
         else:
             starts = draw_starts(jax.random.PRNGKey(args.seed), variant, args.starts)
         t0 = time.perf_counter()
-        result = compare(variant, args.base, starts)
+        cvd_k = tuple(int(k) for k in args.cvd_k.split(",")) if args.cvd_k else None
+        result = compare(variant, args.base, starts, cvd_k)
         gain = result["scheduled_length"] - result["base"]
-        row = {"num_pms": num_pms, "base": args.base, "starts": len(starts),
+        row = {"num_pms": num_pms, "base": args.base, "starts": len(starts), "cvd_k": cvd_k,
                "base_length": float(result["base"].mean()), "improved_length": float(result["scheduled_length"].mean()),
                "gain_mean": float(gain.mean()), "gain_se": float(gain.std(ddof=1) / np.sqrt(len(gain))),
                "starts_improved": int((gain > 0).sum()), "starts_worse": int((gain < 0).sum()),
