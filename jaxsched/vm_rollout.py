@@ -61,19 +61,24 @@ def improved_action(env, params, policy, state, candidates: Callable | None = No
 
 def improved_episode(env, params, policy, candidates: Callable | None = None,
                      num_tried: int | None = None) -> dict[str, jax.Array]:
-    """One episode of the improved policy: scheduled length and how often it left ``policy``."""
+    """One episode of the improved policy: scheduled length, how often it left ``policy`` and how
+    many decisions before the episode's end it last did (-1: never)."""
     state = env.initial_state(params)
     terminated = ~jnp.any(env.feasible(state, params))
 
     def body(carry):
-        state, _, changed = carry
+        state, _, changed, last = carry
         action = improved_action(env, params, policy, state, candidates, num_tried)
         own = policy(None, env.get_obs(state, params))
+        departs = action != own
+        last = jnp.where(departs, state.time, last)
         state, _, done, _ = env.transition(state, action, params)
-        return state, done, changed + (action != own).astype(jnp.int32)
+        return state, done, changed + departs.astype(jnp.int32), last
 
-    state, _, changed = jax.lax.while_loop(lambda carry: ~carry[1], body, (state, terminated, jnp.int32(0)))
-    return {"scheduled_length": state.placed, "departures": changed}
+    state, _, changed, last = jax.lax.while_loop(
+        lambda carry: ~carry[1], body, (state, terminated, jnp.int32(0), jnp.int32(-1)))
+    return {"scheduled_length": state.placed, "departures": changed,
+            "last_departure_before_end": jnp.where(last >= 0, state.time - last, -1)}
 
 
 def compare(variant, base: str, starts: jax.Array, cvd_k: tuple[int, int, int] | None = None) -> dict[str, np.ndarray]:
@@ -122,18 +127,21 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         cvd_k = tuple(int(k) for k in args.cvd_k.split(",")) if args.cvd_k else None
         result = compare(variant, args.base, starts, cvd_k)
-        gain = result["scheduled_length"] - result["base"]
+        gain, late = result["scheduled_length"] - result["base"], result["last_departure_before_end"]
         row = {"num_pms": num_pms, "base": args.base, "starts": len(starts), "cvd_k": cvd_k,
                "base_length": float(result["base"].mean()), "improved_length": float(result["scheduled_length"].mean()),
                "gain_mean": float(gain.mean()), "gain_se": float(gain.std(ddof=1) / np.sqrt(len(gain))),
                "starts_improved": int((gain > 0).sum()), "starts_worse": int((gain < 0).sum()),
-               "departures_per_episode": float(result["departures"].mean()), "seconds": time.perf_counter() - t0,
+               "departures_per_episode": float(result["departures"].mean()),
+               "last_departure_before_end_median": float(np.median(late[late >= 0])) if np.any(late >= 0) else None,
+               "seconds": time.perf_counter() - t0,
                "per_start": {k: v.tolist() for k, v in result.items()}}
         rows.append(row)
         print(f"N={num_pms:3d} {args.base}: {row['base_length']:.1f} -> improved {row['improved_length']:.1f} "
               f"(gain {row['gain_mean']:+.1f} ± {row['gain_se']:.1f} SE; better on {row['starts_improved']}, "
               f"worse on {row['starts_worse']} of {len(starts)}; {row['departures_per_episode']:.1f} departures "
-              f"per episode; {row['seconds']:.0f} s)", flush=True)
+              f"per episode, the last a median {row['last_departure_before_end_median']} decisions before the end; "
+              f"{row['seconds']:.0f} s)", flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"env": args.env, "rows": rows}, indent=1))
     print(f"wrote {args.out}")
