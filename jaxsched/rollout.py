@@ -28,6 +28,12 @@ def run_episode(env, params, policy: Callable, key: jax.Array) -> EpisodeResult:
     """One episode of ``policy(key, obs) -> action`` on ``params.jobset``, to its end."""
     key, reset_key = jax.random.split(key)
     obs, state = env.reset_env(reset_key, params)
+    return finish_episode(env, params, policy, key, obs, state)
+
+
+def finish_episode(env, params, policy: Callable, key: jax.Array, obs, state, done=False) -> EpisodeResult:
+    """Runs ``policy`` from ``(obs, state)`` to the episode's end; nothing where ``done`` already.
+    ``episode_return`` counts the rewards from here on."""
 
     def cond(carry):
         _, _, state, _, done, _ = carry
@@ -41,7 +47,7 @@ def run_episode(env, params, policy: Callable, key: jax.Array) -> EpisodeResult:
         done = terminated | env.is_truncated(state, params)
         return key, obs, state, total + reward, done, terminated
 
-    init = (key, obs, state, jnp.float32(0.0), jnp.bool_(False), jnp.bool_(False))
+    init = (key, obs, state, jnp.float32(0.0), jnp.asarray(done, jnp.bool_), jnp.asarray(done, jnp.bool_))
     _, _, state, total, _, terminated = jax.lax.while_loop(cond, body, init)
     return EpisodeResult(state=state, episode_return=total, decisions=state.time, terminated=terminated)
 

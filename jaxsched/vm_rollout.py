@@ -23,18 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-
-def rollout_placements(env, params, policy, state, terminated) -> jax.Array:
-    """VMs ``policy`` places from ``state`` to the episode's end (0 if it has ``terminated``)."""
-
-    def body(carry):
-        state, _, placed = carry
-        action = policy(None, env.get_obs(state, params))
-        state, _, done, info = env.transition(state, action, params)
-        return state, done, placed + info["placed"].astype(jnp.int32)
-
-    _, _, placed = jax.lax.while_loop(lambda carry: ~carry[1], body, (state, terminated, jnp.int32(0)))
-    return placed
+from jaxsched.rollout import finish_episode
 
 
 def improved_action(env, params, policy, state, candidates: Callable | None = None,
@@ -50,9 +39,10 @@ def improved_action(env, params, policy, state, candidates: Callable | None = No
     count = env.num_actions if num_tried is None else min(num_tried, env.num_actions)
     _, tried = jax.lax.top_k(allowed.astype(jnp.int32), count)  # the allowed ones first
 
-    def value(action):
-        after, _, terminated, info = env.transition(state, action, params)
-        return info["placed"].astype(jnp.int32) + rollout_placements(env, params, policy, after, terminated)
+    def value(action):  # VMs placed from here to the end, ``action`` first, then ``policy``
+        obs, after, _, terminated, _ = env.step_env(None, state, action, params)
+        end = finish_episode(env, params, policy, jax.random.PRNGKey(0), obs, after, terminated).state
+        return end.placed - state.placed
 
     values = jnp.full(env.num_actions, -1, jnp.int32).at[tried].set(
         jnp.where(allowed[tried], jax.vmap(value)(tried), -1))
