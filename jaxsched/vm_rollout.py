@@ -27,8 +27,9 @@ from jaxsched.rollout import finish_episode
 
 
 def improved_action(env, params, policy, state, candidates: Callable | None = None,
-                    num_tried: int | None = None) -> jax.Array:
-    """The action with the most placements when ``policy`` follows it; ties to ``policy``'s action.
+                    num_tried: int | None = None) -> tuple[jax.Array, jax.Array]:
+    """``(improved, own)``: the action with the most placements when ``policy`` follows it (ties to
+    ``policy``'s), and ``policy``'s own action.
 
     Tries every feasible action, or only ``candidates(obs)`` (a bool mask, e.g. CVD-RL's top-k set)
     plus ``policy``'s own action: at most ``num_tried`` of them, so the batch of rollouts is smaller."""
@@ -46,7 +47,7 @@ def improved_action(env, params, policy, state, candidates: Callable | None = No
 
     values = jnp.full(env.num_actions, -1, jnp.int32).at[tried].set(
         jnp.where(allowed[tried], jax.vmap(value)(tried), -1))
-    return jnp.where(values[own] == jnp.max(values), own, jnp.argmax(values)).astype(jnp.int32)
+    return jnp.where(values[own] == jnp.max(values), own, jnp.argmax(values)).astype(jnp.int32), own
 
 
 def improved_episode(env, params, policy, candidates: Callable | None = None,
@@ -58,8 +59,7 @@ def improved_episode(env, params, policy, candidates: Callable | None = None,
 
     def body(carry):
         state, _, changed, last = carry
-        action = improved_action(env, params, policy, state, candidates, num_tried)
-        own = policy(None, env.get_obs(state, params))
+        action, own = improved_action(env, params, policy, state, candidates, num_tried)
         departs = action != own
         last = jnp.where(departs, state.time, last)
         state, _, done, _ = env.transition(state, action, params)
