@@ -2,8 +2,8 @@
 
 ``env [--batch-sizes 1,64,1024,4096] [--steps 200]``: environment steps per second.
 ``train [--config configs/deeprm_slowdown.yaml] [key=value ...]``: seconds per REINFORCE iteration.
-``vm [--num-pms 50,100] [--batch 1024] [--steps 200] [--cpu-devices N]``: VM placement steps per
-second, the batch split over N XLA:CPU devices, default one per core (see :func:`bench_vm`).
+``vm [--num-pms 50,100] [--batch 1024] [--steps 200] [--trace FILE] [--cpu-devices N]``: VM placement
+steps per second, the batch split over N XLA:CPU devices, default one per core (see :func:`bench_vm`).
 
 Reports environment steps per second for a batch of environments (one jobset each, restarted on
 the same jobset when an episode ends), excluding compilation, timed after ``block_until_ready``.
@@ -25,11 +25,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from baselines import make_heuristic
-from jaxsched.envs.vm import select_state as select_vm_state
+from jaxsched.baselines.vm import best_fit
+from jaxsched.core.rollout import auto_reset_step
+from jaxsched.experiment import Experiment, load_train_config
 from jaxsched.registry import build
-from jaxsched.rollout import auto_reset_step, with_jobsets
-from jaxsched.workloads.deeprm import generate_many
 
 
 def _hardware() -> str:
@@ -66,10 +65,9 @@ def bench_env(batch_sizes, steps: int, repeats: int, load: float, out: Path | No
     for observation in ("none", "image"):
         variant = build("deeprm", observation=observation, load=load)
         for policy_name in ("random", "sjf"):
-            runner = make_env_runner(variant.env, make_heuristic(policy_name), steps)
+            runner = make_env_runner(variant.env, variant.heuristic(policy_name), steps)
             for batch in batch_sizes:
-                jobsets = generate_many(jax.random.PRNGKey(1), variant.workload, batch)
-                params = with_jobsets(variant.params, jobsets)
+                params = variant.sample_params(jax.random.PRNGKey(1), batch)
                 key = jax.random.PRNGKey(0)
                 runner(params, key).block_until_ready()  # compile
                 best = float("inf")
@@ -97,10 +95,7 @@ def bench_env(batch_sizes, steps: int, repeats: int, load: float, out: Path | No
 
 def bench_train(config_path: Path, overrides: list[str], repeats: int, out: Path | None) -> dict:
     """Seconds per REINFORCE iteration (rollouts + update, one jitted call), compilation excluded."""
-    from jaxsched.config import load_config
-    from jaxsched.train import Experiment, TrainConfig
-
-    config = load_config(TrainConfig, config_path, overrides + ["seeds=[0]"])
+    config = load_train_config(config_path, overrides + ["seeds=[0]"])
     experiment = Experiment.from_config(config)
     state = experiment.init_fn(jax.random.PRNGKey(0))
     t0 = time.perf_counter()
@@ -135,17 +130,18 @@ def make_vm_runner(env, params, policy, steps: int):
     """``(states, key) -> int32[batch]`` placements of ``steps`` batched decisions of ``policy``;
     finished episodes restart from their own initial state. Counts only decisions that placed a VM."""
 
+    step = jax.vmap(lambda s, a, i: auto_reset_step(env, s, a, params, i))
+
     def run(initial, key):
         def one(carry, step_key):
-            state, placed = carry
-            obs = jax.vmap(env.get_obs, in_axes=(0, None))(state, params)
+            obs, state, placed = carry
             action = jax.vmap(policy)(jax.random.split(step_key, placed.shape[0]), obs)
-            state, _, terminated, info = jax.vmap(env.transition, in_axes=(0, 0, None))(state, action, params)
-            state = jax.vmap(select_vm_state)(terminated, initial, state)
-            return (state, placed + info["placed"]), None
+            obs, state, _, _, info = step(state, action, initial)
+            return (obs, state, placed + info["placed"]), None
 
         placed = jnp.zeros(initial.time.shape, jnp.int32)
-        (_, placed), _ = jax.lax.scan(one, (initial, placed), jax.random.split(key, steps))
+        obs = jax.vmap(env.get_obs, in_axes=(0, None))(initial, params)
+        (_, _, placed), _ = jax.lax.scan(one, (obs, initial, placed), jax.random.split(key, steps))
         return placed
 
     return run
@@ -165,27 +161,22 @@ def split_over_devices(run, devices):
                                  out_specs=PartitionSpec("batch"), check_vma=False))
 
 
-def bench_vm(num_pms_list, batch: int, steps: int, repeats: int, window: int, out: Path | None) -> list[dict]:
+def bench_vm(num_pms_list, batch: int, steps: int, repeats: int, window: int, out: Path | None,
+             trace: Path | None = None) -> list[dict]:
     """Placement steps/s of Best-Fit on a batch of episodes at distinct start points of the Huawei
-    trace (the synthetic trace when the file is absent), compilation excluded, after
+    trace file ``trace`` (the synthetic trace when none is given), compilation excluded, after
     ``block_until_ready``. A step is one decision (observation, mask, policy, transition and the
     deletes that follow); the reference is the spec's numpy simulator, ~43k steps/s at 50 PMs.
     The batch is split over all local devices (see ``--cpu-devices``)."""
-    from baselines.vm_heuristics import best_fit
-    from jaxsched.registry import HUAWEI_TRACE
-    from jaxsched.vm_episodes import draw_starts, initial_state_pool
-
     devices = jax.local_devices()
     if batch % len(devices):
         raise SystemExit(f"--batch {batch} does not split evenly over {len(devices)} devices")
-    trace = HUAWEI_TRACE if Path(HUAWEI_TRACE).exists() else "synthetic"
     rows = []
     for num_pms in num_pms_list:
         options = dict(num_pms=num_pms, window=window)
-        variant = build("vm-huawei", **options) if trace != "synthetic" else \
+        variant = build("vm-huawei", trace=str(trace), **options) if trace is not None else \
             build("vm-synthetic", synthetic_vms=20_000, start_high=20_000, **options)
-        starts = draw_starts(jax.random.PRNGKey(0), variant, batch)
-        initial = initial_state_pool(variant, starts)
+        initial = jax.jit(jax.vmap(variant.env.initial_state))(variant.sample_params(jax.random.PRNGKey(0), batch))
         runner = split_over_devices(make_vm_runner(variant.env, variant.params, best_fit, steps), devices)
         key = jax.random.PRNGKey(1)
         placed = int(jnp.sum(runner(initial, key)))  # compile
@@ -195,14 +186,15 @@ def bench_vm(num_pms_list, batch: int, steps: int, repeats: int, window: int, ou
             runner(initial, key).block_until_ready()
             best = min(best, time.perf_counter() - t0)
         row = {"num_pms": num_pms, "batch": batch, "devices": len(devices), "steps": steps, "window": window,
-               "trace": trace, "placements": placed, "seconds": best, "placement_steps_per_s": placed / best,
+               "trace": str(trace or "synthetic"), "placements": placed, "seconds": best, "placement_steps_per_s": placed / best,
                "steps_per_s": batch * steps / best}
         rows.append(row)
         print(f"N={num_pms:4d} batch={batch:5d} devices={len(devices)} {row['placement_steps_per_s']:>13,.0f} "
               f"placement steps/s ({placed} placements in {best:.3f} s)", flush=True)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
-        meta = {"hardware": _hardware(), "devices": [str(d) for d in devices], "policy": "best_fit", "trace": trace,
+        meta = {"hardware": _hardware(), "devices": [str(d) for d in devices], "policy": "best_fit",
+                "trace": str(trace or "synthetic"),
                 "window": window, "timing": f"best of {repeats}, compilation excluded",
                 "reference": "numpy ~43k steps/s at 50 PMs"}
         out.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
@@ -244,6 +236,7 @@ def main(argv=None) -> int:
     vm.add_argument("--steps", type=int, default=200, help="decisions per episode per timed run")
     vm.add_argument("--window", type=int, default=1000, help="trace events per episode (state size)")
     vm.add_argument("--repeats", type=int, default=3)
+    vm.add_argument("--trace", type=Path, help="Huawei trace file (huawei-east-1-lifetimes.csv); default: synthetic")
     vm.add_argument("--out", type=Path, default=Path("results/bench_vm.json"))
     vm.add_argument("--cpu-devices", type=int, default=len(os.sched_getaffinity(0)),
                     help="XLA:CPU devices to split the batch over (default: the cores this process may use)")
@@ -260,7 +253,9 @@ def main(argv=None) -> int:
         sizes = int_list("--num-pms", args.num_pms)
         rerun_with_cpu_devices(args.cpu_devices, argv)
         print(f"hardware: {_hardware()}")
-        bench_vm(sizes, args.batch, args.steps, args.repeats, args.window, args.out)
+        if args.trace is not None and not args.trace.exists():
+            parser.error(f"--trace {args.trace}: file not found")
+        bench_vm(sizes, args.batch, args.steps, args.repeats, args.window, args.out, args.trace)
     if args.what == "train":
         bench_train(args.config, args.overrides, args.repeats, args.out)
     if args.what == "env":

@@ -1,16 +1,18 @@
-"""Evaluate schedulers on generated or file jobsets.
+"""Evaluate schedulers on generated or file instances, for any registered env.
 
     python -m jaxsched.evaluate --env deeprm --policies sjf,packer,tetris,random \
         [--loads 0.1:1.9:0.2] [--jobsets N] [--seeds 0:10] [--reference-rng] [--jobsets-file FILE.csv] \
         [--per-job OUT.csv] [--summary OUT.json]
 
-Every jobset runs to the end of its episode (all_done or a cap); the summary counts finished,
-unfinished and dropped jobs beside the means, which are job-weighted over finished jobs.
+Every instance (a jobset, a trace window) runs to the end of its episode (termination or a cap). For
+job-scheduling envs the summary counts finished, unfinished and dropped jobs beside the means, which
+are job-weighted over finished jobs; ``--per-job`` and ``--loads`` apply to them.
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import csv
 import json
 import sys
@@ -20,21 +22,14 @@ from typing import Callable
 import jax
 import numpy as np
 
-from baselines import make_heuristic
-from jaxsched.jobset import Jobset
-from jaxsched.metrics import DEFAULT_BSLD_TAU_STEPS, job_table, summarize
+from jaxsched.core.plotting import slowdown_vs_load
+from jaxsched.core.rollout import num_instances
+from jaxsched.errors import CheckpointError, ConfigError, UsageError
+from jaxsched.experiment import load_policy
 from jaxsched.registry import build, registered
-from jaxsched.rollout import make_evaluator, with_jobsets
-from jaxsched.workloads.deeprm import generate_many
-from jaxsched.workloads.deeprm_reference import reference_jobsets
-from jaxsched.workloads.jobset_csv import JobsetFileError, read_jobsets
 
 PER_JOB_COLUMNS = ("policy", "jobset", "job", "arrival", "duration", "start", "finish", "slowdown", "bounded_slowdown",
                    "status")
-
-
-class UsageError(ValueError):
-    """Bad command-line input; reported as ``error: ...`` with exit status 2."""
 
 
 def parse_range(text: str, kind=float) -> list:
@@ -55,42 +50,35 @@ def parse_range(text: str, kind=float) -> list:
         raise UsageError(f"cannot read {text!r}; expected {form}") from None
 
 
-def resolve_policies(names: list[str], extra: dict[str, Callable] | None = None) -> dict[str, Callable]:
+def resolve_policies(variant, names: list[str], extra: dict[str, Callable] | None = None) -> dict[str, Callable]:
+    """The named policies: ``extra`` ones (a checkpoint's) or the variant's heuristics."""
     policies = {}
     for name in names:
         if extra and name in extra:
             policies[name] = extra[name]
             continue
         try:
-            policies[name] = make_heuristic(name)
+            policies[name] = variant.heuristic(name)
         except ValueError as error:
             raise UsageError(str(error)) from None
     return policies
 
 
-def evaluate_jobsets(variant, policies: dict[str, Callable], jobsets: Jobset, key: jax.Array,
-                     num_rollouts: int = 1, params=None,
-                     bsld_tau: float = DEFAULT_BSLD_TAU_STEPS) -> dict[str, dict[str, np.ndarray]]:
-    """Per-job tables for each policy on the same jobsets (one jitted evaluator per policy)."""
-    params = with_jobsets(variant.params if params is None else params, jobsets)
-    tables = {}
-    for name, policy in policies.items():
-        result = make_evaluator(variant.env, policy, num_rollouts)(params, key)
-        tables[name] = job_table(result, bsld_tau)
-    return tables
-
-
-def _seed_stats(table, jobsets_per_seed: int, seeds: list[int]) -> dict:
+def _seed_stats(variant, table, jobsets_per_seed: int, seeds: list[int]) -> dict:
     """Mean and spread over seeds of each seed's job-weighted mean slowdown."""
     per_seed = []
     for i, _ in enumerate(seeds):
         mine = (table["jobset"] // jobsets_per_seed) == i
-        per_seed.append(summarize({k: v[mine] for k, v in table.items()})["mean_slowdown"])
+        per_seed.append(variant.summarize({k: v[mine] for k, v in table.items()})["mean_slowdown"])
     return {"seeds": seeds, "seed_mean_slowdown": per_seed,
             "seed_std_slowdown": float(np.std(per_seed)) if len(per_seed) > 1 else 0.0}
 
 
-def _print_table(rows: list[dict], with_load: bool) -> None:
+def _print_table(variant, rows: list[dict], with_load: bool) -> None:
+    if "mean_slowdown" not in rows[0]:  # not a job-scheduling summary: the family's own line
+        for r in rows:
+            print(("" if r["load"] is None else f"load {r['load']:.2f}  ") + f"{r['policy']:>14s}  {variant.describe(r)}")
+        return
     head = (["load"] if with_load else []) + ["policy", "slowdown", "bsld", "completion", "jobs", "finished",
                                                "unfinished", "dropped"]
     print(" ".join(f"{h:>11s}" for h in head))
@@ -123,8 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--checkpoint", type=Path,
                         help="a training run directory: adds policies 'checkpoint' (greedy) and "
                              "'checkpoint-sampled', and makes its env the default")
-    parser.add_argument("--policies", default="sjf,packer,tetris,random",
-                        help="comma list of sjf, packer, tetris[:knob], random, fcfs, easy")
+    parser.add_argument("--policies", help="comma list of the env's heuristics (DeepRM family: sjf, packer, "
+                        "tetris[:knob], random, fcfs, easy; VM: first_fit, best_fit, pm_best_fit, room_fit); "
+                        "default: the family's baselines")
     parser.add_argument("--loads", help="start:stop:step or a,b,c; one workload per load")
     parser.add_argument("--load", type=float, help="a single load (default: the variant's)")
     parser.add_argument("--jobsets", type=int, default=10, help="generated jobsets per seed")
@@ -141,8 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--backlog", type=int)
     parser.add_argument("--simu-len", type=int)
     parser.add_argument("--max-time", type=int, help="clock cap per episode")
-    parser.add_argument("--bsld-tau", type=float, default=DEFAULT_BSLD_TAU_STEPS,
-                        help="bounded slowdown's threshold tau in time steps (default %(default)s)")
+    parser.add_argument("--bsld-tau", type=float,
+                        help="bounded slowdown's threshold tau in time steps (default 1)")
     parser.add_argument("--per-job", type=Path, help="write per-job CSV here")
     parser.add_argument("--summary", type=Path, help="write summary JSON here")
     parser.add_argument("--results-dir", type=Path, default=Path("results"),
@@ -163,12 +152,9 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
                                    "horizon": args.horizon, "backlog_size": args.backlog,
                                    "simu_len": args.simu_len, "load": args.load,
                                    "max_time": args.max_time}.items() if v is not None}
-    names = [n.strip() for n in args.policies.split(",") if n.strip()]
-    if not names:
+    given = None if args.policies is None else [n.strip() for n in args.policies.split(",") if n.strip()]
+    if given == []:
         raise UsageError("--policies is empty")
-    if args.checkpoint and not {"checkpoint", "checkpoint-sampled"} & set(names):
-        names += ["checkpoint", "checkpoint-sampled"]
-    policies = resolve_policies(names, extra_policies)
     seeds = parse_range(args.seeds, int) if args.seeds else [args.seed]
     if not seeds:
         raise UsageError("--seeds is empty")
@@ -185,27 +171,33 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
         if feature_shape is not None and variant.env.feature_shape() != feature_shape:
             raise UsageError(f"the checkpoint's policy takes features of shape {feature_shape}, this env "
                              f"gives {variant.env.feature_shape()}; evaluate it on the env it was trained on")
-        if args.jobsets_file:
-            jobsets, variant = _file_jobsets(args, variant)
-            seeds, jobsets_per_seed = [args.seed], jobsets.arrival.shape[0]
-        else:
-            jobsets_per_seed = args.jobsets
-            try:
-                batches = [reference_jobsets(s, variant.workload, args.jobsets) if args.reference_rng
-                           else generate_many(jax.random.PRNGKey(s), variant.workload, args.jobsets)
-                           for s in seeds]
-            except ValueError as error:
-                raise UsageError(str(error)) from None
-            jobsets = jax.tree.map(lambda *xs: np.concatenate(xs), *batches)
-        key = jax.random.fold_in(jax.random.PRNGKey(seeds[0]), 1)
-        tables = evaluate_jobsets(variant, policies, jobsets, key, args.rollouts, bsld_tau=args.bsld_tau)
+        names = list(variant.default_baselines) if given is None else list(given)
+        if args.checkpoint and not {"checkpoint", "checkpoint-sampled"} & set(names):
+            names += ["checkpoint", "checkpoint-sampled"]
+        policies = resolve_policies(variant, names, extra_policies)
+        try:
+            if args.jobsets_file:
+                batched, variant = _file_instances(args, variant)
+                seeds, jobsets_per_seed = [args.seed], num_instances(batched)
+            else:
+                jobsets_per_seed = args.jobsets
+                batches = [_reference_instances(variant, s, args.jobsets) if args.reference_rng
+                           else variant.sample_params(jax.random.PRNGKey(s), args.jobsets) for s in seeds]
+                batched = jax.tree.map(lambda *xs: np.concatenate(xs), *batches)
+            key = jax.random.fold_in(jax.random.PRNGKey(seeds[0]), 1)
+            options = {} if args.bsld_tau is None else {"bsld_tau": args.bsld_tau}
+            if options and "bsld_tau" not in inspect.signature(variant.evaluate).parameters:
+                raise UsageError(f"--bsld-tau applies to job-scheduling envs, not {variant.name}")
+            tables = variant.evaluate(policies, batched, key, args.rollouts, **options)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
         per_load = {}
         for name, table in tables.items():
-            stats = summarize(table)
+            stats = variant.summarize(table)
             if load is not None:
-                stats["offered_load"] = variant.workload.offered_load
-            if len(seeds) > 1:
-                stats.update(_seed_stats(table, jobsets_per_seed, seeds))
+                stats["offered_load"] = getattr(getattr(variant, "workload", None), "offered_load", load)
+            if len(seeds) > 1 and "mean_slowdown" in stats:
+                stats.update(_seed_stats(variant, table, jobsets_per_seed, seeds))
             per_load[name] = stats
             rows.append({"load": load, "policy": name, **stats})
             per_job.append((load, name, table))
@@ -214,12 +206,14 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
         else:
             summary[f"{load:g}"] = per_load
 
-    _print_table(rows, loads[0] is not None)
+    _print_table(variant, rows, loads[0] is not None)
     if args.summary:
         args.summary.parent.mkdir(parents=True, exist_ok=True)
         args.summary.write_text(json.dumps(summary, indent=1))
         print(f"wrote {args.summary}")
     if args.per_job:
+        if "job" not in per_job[0][2]:
+            raise UsageError(f"--per-job writes per-job tables; {args.env}'s results are per episode")
         _write_per_job(args.per_job, per_job)
         print(f"wrote {args.per_job}")
     if loads[0] is not None:
@@ -231,13 +225,9 @@ def _checkpoint_policies(args, extra):
     """The env options and the greedy / sampled policies of ``--checkpoint`` (if given)."""
     if not args.checkpoint:
         return {}, extra, None
-    from jaxsched.checkpoint import CheckpointError
-    from jaxsched.config import ConfigError
-    from jaxsched.train import load_trained_policy
-
     try:
-        greedy, variant, config = load_trained_policy(args.checkpoint, greedy=True)
-        sampled, _, _ = load_trained_policy(args.checkpoint, greedy=False)
+        greedy, variant, config = load_policy(args.checkpoint, greedy=True)
+        sampled, _, _ = load_policy(args.checkpoint, greedy=False)
     except (CheckpointError, ConfigError) as error:
         raise UsageError(str(error)) from None
     if args.env and args.env != config.env:
@@ -247,26 +237,22 @@ def _checkpoint_policies(args, extra):
     return dict(config.env_options), policies, variant.env.feature_shape()
 
 
-def _file_jobsets(args, variant):
-    try:
-        jobsets = read_jobsets(args.jobsets_file, capacity=variant.env.capacity, horizon=variant.env.horizon)
-    except FileNotFoundError:
-        raise UsageError(f"jobsets file not found: {args.jobsets_file}") from None
-    except JobsetFileError as error:
-        raise UsageError(str(error)) from None
-    if jobsets.num_res != variant.env.num_res:
-        raise UsageError(f"{args.jobsets_file} has {jobsets.num_res} resource columns; the env has "
-                         f"{variant.env.num_res} resources")
-    if args.simu_len is None:  # arrivals may happen up to the file's last arrival
-        last = int(np.max(np.where(np.asarray(jobsets.valid), np.asarray(jobsets.arrival), 0)))
-        variant = variant.__class__(env=variant.env, workload=variant.workload,
-                                    params=variant.params.replace(simu_len=last + 1))
-    return jobsets, variant
+def _reference_instances(variant, seed: int, count: int):
+    if not hasattr(variant, "reference_instances"):
+        raise UsageError(f"--reference-rng draws DeepRM jobsets; {variant.name} has no reference generator")
+    return variant.reference_instances(seed, count)
+
+
+def _file_instances(args, variant):
+    """The instances of ``--jobsets-file`` and the variant to run them (arrivals up to the file's last)."""
+    if not hasattr(variant, "instances_from_file"):
+        raise UsageError(f"--jobsets-file reads jobset CSV files; {variant.name} does not take them")
+    if not args.jobsets_file.exists():
+        raise UsageError(f"jobsets file not found: {args.jobsets_file}")
+    return variant.instances_from_file(args.jobsets_file, simu_len=args.simu_len)
 
 
 def _write_load_curve(args, loads, names, rows) -> None:
-    from jaxsched.plotting import slowdown_vs_load
-
     args.results_dir.mkdir(parents=True, exist_ok=True)
     stem = args.results_dir / f"{args.env}_slowdown_vs_load"
     with open(stem.with_suffix(".csv"), "w", newline="") as f:

@@ -17,8 +17,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxsched.envs.deeprm import DeepRM, EnvParams
-from jaxsched.jobset import Jobset, from_arrays
+from jaxsched.envs.deeprm.env import DeepRM, EnvParams
+from jaxsched.envs.deeprm.generator import Workload
+from jaxsched.envs.deeprm.types import Jobset, from_arrays
+from jaxsched.envs.deeprm.variants import DeepRMVariant
 
 # The tiny environment of the hand-computed trajectories: 2 slots, a 5-row horizon, 3 units of
 # each of 2 resources, a 2-job backlog (one image column). Image width 2 * (3 + 2 * 3) + 1 + 1 = 20.
@@ -100,3 +102,20 @@ def shared_fixtures() -> Path:
         pytest.skip(f"reference fixtures not found at {FIXTURES} (the ../shared folder is absent); "
                     "the DeepRM reference comparison needs them")
     return FIXTURES
+
+
+@dataclasses.dataclass(frozen=True)
+class FixedJobsets(DeepRMVariant):
+    """A DeepRM variant whose instances are given jobsets, cycled (for tests that need exact jobsets):
+    ``sample_params(key, n)`` returns jobsets 0, 1, ..., n - 1 modulo their number, whatever the key."""
+
+    jobsets: Jobset | None = None
+
+    def sample_params(self, key, count):
+        pick = jnp.arange(count) % self.jobsets.arrival.shape[0]
+        return self.with_jobsets(jax.tree.map(lambda x: x[pick], self.jobsets))
+
+
+def fixed_variant(env: DeepRM, params: EnvParams, jobsets: Jobset, workload: Workload | None = None) -> FixedJobsets:
+    """A variant of ``env`` with ``params``' caps whose instances are ``jobsets`` (a stacked batch)."""
+    return FixedJobsets(name="test", env=env, workload=workload or Workload(), params=params, jobsets=jobsets)

@@ -8,14 +8,14 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from baselines.heuristics import random_policy, sjf
-from jaxsched.algos.behaviour_cloning import (BCConfig, collect_demonstrations, l2_penalty,
-                                              train_behaviour_cloning)
+from jaxsched.algos.bc import BCConfig, collect_demonstrations, l2_penalty, train_behaviour_cloning
 from jaxsched.algos.reinforce import ReinforceConfig, make_train
-from jaxsched.networks import init_network, make_network
+from jaxsched.baselines.deeprm import random_policy, sjf
+from jaxsched.core.networks import init_network, make_network
+from jaxsched.core.rollout import make_evaluator
+from jaxsched.envs.deeprm.generator import generate_many
+from jaxsched.envs.deeprm.types import with_jobsets
 from jaxsched.registry import build
-from jaxsched.rollout import make_evaluator, with_jobsets
-from jaxsched.workloads.deeprm import generate_many
 
 SMALL = dict(num_slots=3, horizon=8, max_job_len=6, capacity=5, max_job_size=5, backlog_size=8, simu_len=10)
 
@@ -28,8 +28,9 @@ def small():
 def test_demonstrations_are_every_valid_labeller_decision(small):
     env, params = small.env, small.params
     jobsets = generate_many(jax.random.PRNGKey(0), small.workload, 3)
-    demos = collect_demonstrations(env, params, jobsets, jax.random.PRNGKey(1), 60, sjf)
-    episodes = make_evaluator(env, sjf, 1)(with_jobsets(params, jobsets), jax.random.PRNGKey(1))
+    batched = with_jobsets(params, jobsets)
+    demos = collect_demonstrations(env, batched, jax.random.PRNGKey(1), 60, sjf)
+    episodes = make_evaluator(env, sjf, 1)(batched, jax.random.PRNGKey(1))
     assert demos.action.shape[0] == int(np.sum(np.asarray(episodes.decisions)))
     np.testing.assert_array_equal(np.bincount(np.asarray(demos.jobset)), np.asarray(episodes.decisions)[:, 0])
     # SJF's labels are its own choices on the recorded observations.
@@ -38,7 +39,7 @@ def test_demonstrations_are_every_valid_labeller_decision(small):
     assert np.any(np.asarray(demos.action) < m) and np.any(np.asarray(demos.action) == m)
 
     # A labeller that picks invalid slots: recorded as "move on", which is what the env did.
-    noisy = collect_demonstrations(env, params, jobsets, jax.random.PRNGKey(1), 60, random_policy)
+    noisy = collect_demonstrations(env, batched, jax.random.PRNGKey(1), 60, random_policy)
     mask, action = np.asarray(noisy.action_mask), np.asarray(noisy.action)
     assert np.all(mask[np.arange(action.size), action])
 
@@ -51,9 +52,8 @@ def test_l2_penalty_counts_kernels_only():
 
 
 def test_bc_learns_sjf_and_seeds_reinforce(small):
-    env = small.env
     config = BCConfig(num_jobsets=80, episode_len=60, batch_size=64, max_epochs=40, patience=8, lr=3e-3)
-    result = train_behaviour_cloning(env, small.params, small.workload, config, jax.random.PRNGKey(0))
+    result = train_behaviour_cloning(small, config, jax.random.PRNGKey(0))
     assert result.num_train > 0 and result.num_val > 0
     assert result.best_val_acc >= 0.9, result.history
     epochs = [h["epoch"] for h in result.history]
@@ -65,7 +65,7 @@ def test_bc_learns_sjf_and_seeds_reinforce(small):
     assert result.history[-1]["train_loss"] < result.history[0]["train_loss"]
 
     # The cloned params are REINFORCE's initial params, unchanged.
-    init_fn, _ = make_train(env, small.params, small.workload, ReinforceConfig(num_jobsets=2, num_rollouts=2))
+    init_fn, _ = make_train(small, ReinforceConfig(num_jobsets=2, num_rollouts=2), jax.random.PRNGKey(0))
     state = init_fn(jax.random.PRNGKey(1), initial_params=result.params)
     for a, b in zip(jax.tree.leaves(state.params), jax.tree.leaves(result.params)):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
@@ -81,7 +81,7 @@ def test_config_rejects_unknown_optimiser():
 def test_cnn_cloning_runs_minibatches_from_python_and_learns(small):
     """The CNN's epochs loop over jitted minibatch steps (not a scan); they still fit the labels."""
     config = BCConfig(num_jobsets=12, episode_len=40, batch_size=32, max_epochs=4, patience=4, network="cnn")
-    result = train_behaviour_cloning(small.env, small.params, small.workload, config, jax.random.PRNGKey(0))
+    result = train_behaviour_cloning(small, config, jax.random.PRNGKey(0))
     assert [h["epoch"] for h in result.history] == [1, 2, 3, 4]
     assert result.history[-1]["train_loss"] < result.history[0]["train_loss"]
     cnn = init_network(make_network("cnn", small.env.num_actions), jax.random.PRNGKey(0), small.env.feature_shape())

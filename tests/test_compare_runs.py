@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from jaxsched.compare_runs import compare, main
+from jaxsched.studies.compare_runs import compare, main
 
 
 def _write_run(path, slowdowns, wall_per_it=2.0, cloning_s=None, sjf=3.0):

@@ -17,10 +17,11 @@ import pytest
 from gymnax.wrappers import LogWrapper
 
 import jaxsched
-from jaxsched.jobset import stack
-from jaxsched.registry import VARIANTS, build, registered
-from jaxsched.rollout import make_evaluator, run_episode, with_jobsets
-from baselines.heuristics import random_policy
+from jaxsched.core.rollout import make_evaluator, run_episode
+from jaxsched.envs.deeprm.types import stack, with_jobsets
+from jaxsched.envs.deeprm.variants import VARIANTS
+from jaxsched.registry import build, registered
+from jaxsched.baselines.deeprm import random_policy
 
 from conftest import TINY, TINY_MAX_JOBS, run_actions, to_numpy
 
@@ -92,7 +93,7 @@ HAND_MAKESPAN = {i: -1.0 for i in MOVE_STEPS}
 
 
 def hand_params(tiny, **kwargs):
-    js = jaxsched.jobset.from_arrays(HAND_ARRIVAL, HAND_DURATION, HAND_DEMAND, max_jobs=TINY_MAX_JOBS)
+    js = jaxsched.envs.deeprm.types.from_arrays(HAND_ARRIVAL, HAND_DURATION, HAND_DEMAND, max_jobs=TINY_MAX_JOBS)
     return tiny.params(js, simu_len=kwargs.pop("simu_len", HAND_SIMU_LEN), **kwargs)
 
 
@@ -262,7 +263,7 @@ def test_backlog_cells_are_row_major(kit, make_jobset):
 
 def test_image_width_for_the_paper_sizes():
     """M = 10 -> 20 x 224 (the DeepRM2 CNN input); M = 5 -> 20 x 124."""
-    from jaxsched.envs.deeprm import DeepRM
+    from jaxsched.envs.deeprm.env import DeepRM
 
     assert DeepRM().image_width == 224 and DeepRM().feature_shape() == (20, 224)
     assert DeepRM(num_slots=5).image_width == 124

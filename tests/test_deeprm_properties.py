@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jaxsched.jobset import from_arrays
+from jaxsched.envs.deeprm.types import from_arrays
 
 from conftest import PROP, PROP_MAX_JOBS, PROP_SIMU_LEN, to_numpy
 

@@ -51,6 +51,23 @@ def test_jobsets_file(tmp_path):
     assert stats["jobs"] == 3 and stats["finished"] == 3
 
 
+def test_vm_env_summary_per_episode(tmp_path, capsys):
+    """vm-* envs evaluate too: one episode per start point, summarized per policy (no per-job table)."""
+    summary = tmp_path / "s.json"
+    argv = ["--env", "vm-synthetic", "--policies", "first_fit,pm_best_fit", "--jobsets", "2"]
+    assert main(argv + ["--summary", str(summary)]) == 0
+    out = json.loads(summary.read_text())
+    assert set(out) == {"first_fit", "pm_best_fit"}
+    for stats in out.values():
+        assert stats["episodes"] == 2 and stats["scheduled_length"] > 0
+        assert 0 < stats["cpu_allocation"] <= 1 and stats["income"] > 0
+        assert stats["window_exhausted"] == 0.0  # the episodes ended on a create that fit nowhere
+    assert "scheduled length" in capsys.readouterr().out
+    assert main(argv + ["--per-job", str(tmp_path / "jobs.csv")]) == 2
+    assert "results are per episode" in capsys.readouterr().err
+    assert not (tmp_path / "jobs.csv").exists()
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--policies", "sjf,nosuch"], "unknown policy 'nosuch'"),
     (["--env", "nosuch"], "unknown environment 'nosuch'"),
@@ -60,6 +77,9 @@ def test_jobsets_file(tmp_path):
     (["--num-slots", "0"], "num_slots must be >= 1"),
     (["--env", "deeprm2", "--reference-rng"], "Bernoulli arrivals only"),
     (["--reference-rng", "--jobsets-file", "x.csv"], "cannot be combined"),
+    (["--env", "vm-synthetic", "--policies", "best_fit", "--reference-rng"], "has no reference generator"),
+    (["--env", "vm-synthetic", "--policies", "best_fit", "--jobsets-file", "x.csv"], "does not take them"),
+    (["--env", "vm-synthetic", "--policies", "best_fit", "--num-slots", "5"], "unknown option(s) num_slots"),
 ])
 def test_bad_input_is_a_clear_error(argv, message, capsys):
     assert main(argv) == 2

@@ -9,8 +9,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from baselines.heuristics import easy_backfilling, fcfs, make_heuristic, packer, random_policy, sjf, tetris
-from jaxsched.envs.deeprm import Observation
+from jaxsched.baselines.deeprm import easy_backfilling, fcfs, make_heuristic, packer, random_policy, sjf, tetris
+from jaxsched.envs.deeprm.env import Observation
 
 from conftest import PROP, PROP_MAX_JOBS, to_numpy
 
@@ -50,7 +50,7 @@ def observe(prop, jobs, slots, used_rows=None):
 
 
 def prop_jobset(duration, demand):
-    from jaxsched.jobset import from_arrays
+    from jaxsched.envs.deeprm.types import from_arrays
 
     n = len(duration)
     return from_arrays(np.zeros(n, int), duration, np.asarray(demand).reshape(n, 2), max_jobs=PROP_MAX_JOBS)
@@ -158,7 +158,7 @@ def test_easy_sees_a_shadow_time_beyond_the_horizon(kit):
     found on ``free_profile``, which covers the whole grid (4 rows) plus an all-free row."""
     k = kit(num_res=1, num_slots=3, horizon=2, max_job_len=4, capacity=4, max_job_size=4, backlog_size=5,
             allocation="fits_now", observation="bracis")
-    from jaxsched.jobset import from_arrays
+    from jaxsched.envs.deeprm.types import from_arrays
 
     def observe_grid(jobs, slots, used):
         js = from_arrays(np.zeros(len(jobs), int), [d for d, _ in jobs], [[u] for _, u in jobs],

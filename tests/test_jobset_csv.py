@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jaxsched.jobset import Jobset, from_arrays, stack
-from jaxsched.workloads.jobset_csv import JobsetFileError, read_jobsets, write_jobsets
+from jaxsched.envs.deeprm.types import Jobset, from_arrays, stack
+from jaxsched.envs.deeprm.csv_jobsets import JobsetFileError, read_jobsets, write_jobsets
 
 
 def assert_same_jobset(a: Jobset, b: Jobset) -> None:

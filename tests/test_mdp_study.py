@@ -7,7 +7,7 @@ import csv
 import numpy as np
 import pytest
 
-from jaxsched.mdp_study import fig4_markdown, read_metrics
+from jaxsched.studies.mdp_study import fig4_markdown, read_metrics
 
 
 def test_fig4_markdown_marks_unfinished_jobs_and_seed_spread():

@@ -11,12 +11,13 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from baselines.heuristics import sjf
-from jaxsched.algos.trajectory import collect_batch
-from jaxsched.envs.deeprm import DeepRM
-from jaxsched.registry import BRACIS_SCENARIOS, build
-from jaxsched.rollout import make_evaluator, with_jobsets
-from jaxsched.workloads.deeprm import Workload, generate_many
+from jaxsched.baselines.deeprm import sjf
+from jaxsched.core.rollout import collect_batch, make_evaluator
+from jaxsched.envs.deeprm.env import DeepRM
+from jaxsched.envs.deeprm.generator import Workload, generate_many
+from jaxsched.envs.deeprm.types import with_jobsets
+from jaxsched.envs.deeprm.variants import BRACIS_SCENARIOS
+from jaxsched.registry import build
 
 from conftest import TINY, TINY_MAX_JOBS, jobset, run_actions
 

@@ -7,8 +7,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from jaxsched.jobset import from_arrays
-from jaxsched.metrics import bounded_slowdown, job_table, summarize
+from jaxsched.envs.deeprm.types import from_arrays
+from jaxsched.envs.deeprm.metrics import bounded_slowdown, job_table, summarize
 
 
 def final_state():

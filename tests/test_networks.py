@@ -7,8 +7,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxsched.envs.deeprm import Observation
-from jaxsched.networks import (DeepRM2CNN, DeepRMPolicy, ValueNetwork, apply_batched, count_params,
+from jaxsched.envs.deeprm.env import Observation
+from jaxsched.core.networks import (DeepRM2CNN, DeepRMPolicy, ValueNetwork, apply_batched, count_params,
                                init_network, make_network, make_policy_fn, masked_entropy,
                                masked_log_probs, masked_logits)
 from jaxsched.registry import build

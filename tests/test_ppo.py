@@ -11,13 +11,16 @@ import numpy as np
 import pytest
 
 from jaxsched.algos.ppo import PPOConfig, Transition, gae, make_train, policy_from
-from jaxsched.config import build_config
-from jaxsched.envs.deeprm import DeepRM, EnvParams
-from jaxsched.jobset import from_arrays, stack
-from jaxsched.networks import ActorCritic, count_params
+from jaxsched.core.config import build_config
+from jaxsched.core.networks import ActorCritic, count_params
+from jaxsched.core.rollout import run_episode
+from jaxsched.envs.deeprm.env import DeepRM, EnvParams
+from jaxsched.envs.deeprm.types import from_arrays, stack
+from jaxsched.experiment import TrainConfig, train
 from jaxsched.registry import build
-from jaxsched.rollout import run_episode
-from jaxsched.train import TrainConfig, main, run
+from jaxsched.train import main
+
+from conftest import fixed_variant
 
 # Two jobs at t = 0 that cannot run together on a 2-processor cluster: slot 0 holds a 4-step job,
 # slot 1 a 1-step job. Short first: slowdowns 1 + (1 + 4) / 4 = 2.25; long first: 1 + 5 = 6.
@@ -46,7 +49,7 @@ def test_gae_discounts_by_elapsed_ticks_by_hand():
 @pytest.fixture(scope="module")
 def two_job_training():
     env = DeepRM(**TWO_JOBS, observation="bracis")
-    init_fn, update_fn = make_train(env, TWO_PARAMS, None, FAST, stack([TWO_JOBSET]))
+    init_fn, update_fn = make_train(fixed_variant(env, TWO_PARAMS, stack([TWO_JOBSET])), FAST, jax.random.PRNGKey(0))
     state = init_fn(jax.random.PRNGKey(0))
     history = []
     for _ in range(15):
@@ -75,7 +78,7 @@ def test_ppo_is_deterministic(two_job_training):
 def test_ppo_runs_on_the_image_observation():
     env = DeepRM(**TWO_JOBS, observation="image", stepping="event")
     config = PPOConfig(num_envs=2, num_steps=4, minibatch_size=4, update_epochs=1, resample_jobsets=False)
-    init_fn, update_fn = make_train(env, TWO_PARAMS, None, config, stack([TWO_JOBSET]))
+    init_fn, update_fn = make_train(fixed_variant(env, TWO_PARAMS, stack([TWO_JOBSET])), config, jax.random.PRNGKey(0))
     state, metrics = update_fn(init_fn(jax.random.PRNGKey(0)))
     assert all(np.isfinite(float(metrics[k])) for k in ("loss", "value_loss", "entropy"))
     assert int(metrics["decisions"]) == 8 and int(state.iteration) == 1
@@ -107,14 +110,14 @@ TINY_RUN = dict(
     env="bracis-1", algo="ppo",
     env_options=dict(simu_len=8, backlog_size=4, num_slots=3, horizon=6, capacity=4, max_job_len=6,
                      max_job_size=4, stepping="event", reward_jobs="visible"),
-    ppo=dict(num_envs=4, num_steps=8, minibatch_size=16, update_epochs=2),
+    algo_options=dict(num_envs=4, num_steps=8, minibatch_size=16, update_epochs=2),
     iterations=4, chunk=2, checkpoint_every=2, eval_jobsets=3, seeds=[0, 1], baselines=["sjf"],
 )
 
 
 def test_train_cli_runs_ppo(tmp_path):
     out = tmp_path / "run"
-    run(build_config(TrainConfig, {**TINY_RUN, "iterations": 2, "seeds": [0]}), out, log=lambda *_: None)
+    train(build_config(TrainConfig, {**TINY_RUN, "iterations": 2, "seeds": [0]}), out, log=lambda *_: None)
     evaluation = json.loads((out / "eval.json").read_text())["policies"]
     assert {"sjf", "trained-s0", "trained-s0-sampled"} <= set(evaluation)
     lines = (out / "metrics.csv").read_text().splitlines()
@@ -124,8 +127,8 @@ def test_train_cli_runs_ppo(tmp_path):
 @pytest.mark.slow
 def test_train_cli_resumed_ppo_matches_uninterrupted(tmp_path):
     out, resumed = tmp_path / "run", tmp_path / "resumed"
-    run(build_config(TrainConfig, TINY_RUN), out, log=lambda *_: None)
-    run(build_config(TrainConfig, {**TINY_RUN, "iterations": 2}), resumed, log=lambda *_: None)
+    train(build_config(TrainConfig, TINY_RUN), out, log=lambda *_: None)
+    train(build_config(TrainConfig, {**TINY_RUN, "iterations": 2}), resumed, log=lambda *_: None)
     assert main(["--resume", str(resumed), "iterations=4"]) == 0
     strip = lambda text: [line.rsplit(",", 2)[0] for line in text.splitlines()]  # drop the timing columns
     assert strip((resumed / "metrics.csv").read_text()) == strip((out / "metrics.csv").read_text())

@@ -16,11 +16,12 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from baselines.heuristics import make_heuristic
-from jaxsched.envs.deeprm import DeepRM, EnvParams
-from jaxsched.metrics import job_table, summarize
-from jaxsched.rollout import run_episode, with_jobsets
-from jaxsched.workloads.jobset_csv import read_jobsets
+from jaxsched.baselines.deeprm import make_heuristic
+from jaxsched.envs.deeprm.env import DeepRM, EnvParams
+from jaxsched.envs.deeprm.metrics import job_table, summarize
+from jaxsched.core.rollout import run_episode
+from jaxsched.envs.deeprm.csv_jobsets import read_jobsets
+from jaxsched.envs.deeprm.types import with_jobsets
 
 CASES = ["s7_load0.5_M10_len50", "s8_load1.0_M10_len50", "s9_load1.2_M5_len50"]
 POLICIES = {"sjf": "sjf", "packer": "packer", "packer_sjf_0.5": "tetris:0.5"}
@@ -98,8 +99,8 @@ def test_mean_slowdown_matches_the_reference(case, policy):
 # ---------------------------------------------------------------------------- the reference's RNG
 def test_reference_rng_redraws_the_fixture_jobsets(shared_fixtures):
     """np.random.seed(8), rate = load / 1.845: the jobsets of the reference run, draw for draw."""
-    from jaxsched.workloads.deeprm import Workload
-    from jaxsched.workloads.deeprm_reference import reference_jobsets
+    from jaxsched.envs.deeprm.generator import Workload
+    from jaxsched.envs.deeprm.reference_rng import reference_jobsets
 
     expected = read_jobsets(shared_fixtures / "s8_load1.0_M10_len50_jobsets.csv", capacity=10, horizon=20,
                             max_jobs=MAX_JOBS)
@@ -113,8 +114,8 @@ def test_heuristics_on_the_reference_jobsets_give_the_reference_numbers():
     """``../shared/spec/deeprm.md`` measured SJF 4.00 +- .35 and Packer 8.99 +- .66 (mean +- std over
     seeds 0-9 of each seed's mean slowdown, 10 jobsets each, load 1.1) on the reference code. On the
     same jobsets jaxsched gives the same numbers (no ../shared needed: the jobsets are re-drawn)."""
-    from jaxsched.workloads.deeprm import Workload
-    from jaxsched.workloads.deeprm_reference import reference_jobsets
+    from jaxsched.envs.deeprm.generator import Workload
+    from jaxsched.envs.deeprm.reference_rng import reference_jobsets
 
     workload = Workload(load=1.1, simu_len=50)
     seeds = range(10)

@@ -11,18 +11,18 @@ import numpy as np
 import optax
 import pytest
 
-from baselines.heuristics import sjf
-from jaxsched import metrics
+from jaxsched.baselines.deeprm import sjf
 from jaxsched.algos.reinforce import (ReinforceConfig, chunked_value_and_grad, discounted_returns,
                                       make_train, policy_from, reinforce_loss, rmsprop, run_iterations,
                                       time_baseline)
-from jaxsched.algos.trajectory import collect
-from jaxsched.envs.deeprm import DeepRM, EnvParams
-from jaxsched.jobset import from_arrays, stack
-from jaxsched.networks import DeepRMPolicy, apply_batched, init_network
+from jaxsched.core.networks import DeepRMPolicy, apply_batched, init_network
+from jaxsched.core.rollout import collect, make_evaluator, run_episode
+from jaxsched.envs.deeprm import metrics
+from jaxsched.envs.deeprm.env import DeepRM, EnvParams
+from jaxsched.envs.deeprm.types import from_arrays, stack, with_jobsets
 from jaxsched.registry import build
-from jaxsched.rollout import make_evaluator, run_episode, with_jobsets
-from jaxsched.workloads.deeprm import generate_many
+
+from conftest import fixed_variant
 
 SMALL = dict(num_slots=3, horizon=8, max_job_len=6, capacity=5, max_job_size=5, backlog_size=8, simu_len=10)
 
@@ -142,14 +142,6 @@ def test_config_rejects_unknown_choices():
         ReinforceConfig(baseline="critic")
     with pytest.raises(ValueError, match="network"):
         ReinforceConfig(network="rnn")
-    variant = build("deeprm", **SMALL)
-    with pytest.raises(ValueError, match="fixed jobsets"):
-        make_train(variant.env, variant.params, variant.workload, ReinforceConfig(resample_jobsets=False))
-    jobsets = generate_many(jax.random.PRNGKey(0), variant.workload, 3)
-    with pytest.raises(ValueError, match="batch of 2 jobsets"):
-        make_train(variant.env, variant.params, None, tiny_config(resample_jobsets=False), jobsets=jobsets)
-    with pytest.raises(ValueError, match="no jobsets"):
-        make_train(variant.env, variant.params, variant.workload, tiny_config(), jobsets=jobsets)
 
 
 # ---------------------------------------------------------------------------- trajectories
@@ -180,7 +172,7 @@ def tiny_config(**overrides) -> ReinforceConfig:
 @pytest.fixture(scope="module")
 def small_train():
     variant = build("deeprm", observation="compact", **SMALL)  # compact: compiles faster than the image
-    init_fn, update_fn = make_train(variant.env, variant.params, variant.workload, tiny_config())
+    init_fn, update_fn = make_train(variant, tiny_config(), jax.random.PRNGKey(0))
     return init_fn, update_fn
 
 
@@ -256,7 +248,7 @@ def test_learns_the_optimal_order_on_a_toy_jobset():
     assert random["mean_slowdown"] > best + 0.5
 
     config = ReinforceConfig(num_jobsets=1, num_rollouts=16, episode_len=40, lr=1e-2, resample_jobsets=False)
-    init_fn, update_fn = make_train(env, params, None, config, jobsets=stack([jobset]))
+    init_fn, update_fn = make_train(fixed_variant(env, params, stack([jobset])), config, jax.random.PRNGKey(0))
     state, history = run_iterations(update_fn, 60)(init_fn(jax.random.PRNGKey(0)))
     slowdown = np.asarray(history["mean_slowdown"])
     assert slowdown[-5:].mean() < slowdown[:5].mean()
@@ -272,7 +264,7 @@ def test_value_baseline_trains_and_fits_the_returns():
     env, params, jobset, best = toy_problem()
     config = ReinforceConfig(num_jobsets=1, num_rollouts=8, episode_len=40, lr=1e-2, baseline="value",
                              value_lr=3e-2, resample_jobsets=False)
-    init_fn, update_fn = make_train(env, params, None, config, jobsets=stack([jobset]))
+    init_fn, update_fn = make_train(fixed_variant(env, params, stack([jobset])), config, jax.random.PRNGKey(0))
     state = init_fn(jax.random.PRNGKey(0))
     assert state.value_params is not None
     state, history = run_iterations(update_fn, 40)(state)
@@ -285,6 +277,6 @@ def test_value_baseline_trains_and_fits_the_returns():
 def test_cnn_policy_trains_one_iteration_on_the_toy_jobset():
     env, params, jobset, _ = toy_problem()
     config = ReinforceConfig(num_jobsets=1, num_rollouts=2, episode_len=16, network="cnn", resample_jobsets=False)
-    init_fn, update_fn = make_train(env, params, None, config, jobsets=stack([jobset]))
+    init_fn, update_fn = make_train(fixed_variant(env, params, stack([jobset])), config, jax.random.PRNGKey(0))
     state, m = update_fn(init_fn(jax.random.PRNGKey(0)))
     assert np.isfinite(float(m["loss"])) and int(state.iteration) == 1

@@ -8,8 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from jaxsched.workloads.swf import (SwfFormatError, SwfTrace, clamp_to_machine, read_swf,
-                                    to_jobsets)
+from jaxsched.envs.deeprm.swf import SwfFormatError, SwfTrace, clamp_to_machine, read_swf, to_jobsets
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

@@ -1,4 +1,4 @@
-"""Schedulers on windows of a real trace (``jaxsched.swf_eval``): jobs wider than the modelled
+"""Schedulers on windows of a real trace (``jaxsched.studies.swf_eval``): jobs wider than the modelled
 cluster are listed and removed, never clamped; every remaining job runs to completion."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from jaxsched.swf_eval import main, trace_jobsets
+from jaxsched.studies.swf_eval import main, trace_jobsets
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 CTC = DATA / "ctc-sp2-1996-first969.swf"

@@ -6,16 +6,17 @@ import json
 import numpy as np
 import pytest
 
-from jaxsched import train as train_mod
-from jaxsched.checkpoint import CheckpointError
-from jaxsched.config import build_config
-from jaxsched.train import TrainConfig, main, run
+from jaxsched import experiment as experiment_mod
+from jaxsched.core.config import build_config
+from jaxsched.core.runs import Checkpointer, CheckpointError
+from jaxsched.experiment import TrainConfig, train
+from jaxsched.train import main
 
 TINY = dict(
     env="deeprm",
     env_options=dict(num_slots=3, horizon=8, max_job_len=6, capacity=5, max_job_size=5, backlog_size=8,
                      simu_len=8, load=0.8),
-    reinforce=dict(num_jobsets=2, num_rollouts=3, episode_len=30),
+    algo_options=dict(num_jobsets=2, num_rollouts=3, episode_len=30),
     chunk=2, checkpoint_every=2, eval_jobsets=3, seeds=[0, 1], baselines=["sjf"],
 )
 
@@ -27,13 +28,13 @@ def tiny(**overrides) -> TrainConfig:
 def read_metrics(path):
     with open(path, newline="") as f:
         rows = list(csv.DictReader(f))
-    return [{k: v for k, v in r.items() if k not in train_mod.TIMING_COLUMNS} for r in rows]
+    return [{k: v for k, v in r.items() if k not in experiment_mod.TIMING_COLUMNS} for r in rows]
 
 
 @pytest.fixture(scope="module")
 def full_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("full") / "run"
-    run(tiny(iterations=4), out, log=lambda *_: None)
+    train(tiny(iterations=4), out, log=lambda *_: None)
     return out
 
 
@@ -51,9 +52,9 @@ def test_outputs(full_run):
 
 def test_resume_after_interruption_matches_uninterrupted(full_run, tmp_path):
     out = tmp_path / "run"
-    run(tiny(iterations=2), out, log=lambda *_: None)  # "killed" after the checkpoint at 2 ...
+    train(tiny(iterations=2), out, log=lambda *_: None)  # "killed" after the checkpoint at 2 ...
     with open(out / "metrics.csv", "a", newline="") as f:  # ... having logged past it
-        f.write("3,0" + ",0" * (len(read_metrics(out / "metrics.csv")[0]) + len(train_mod.TIMING_COLUMNS) - 2)
+        f.write("3,0" + ",0" * (len(read_metrics(out / "metrics.csv")[0]) + len(experiment_mod.TIMING_COLUMNS) - 2)
                 + "\n")
     assert main(["--resume", str(out), "iterations=4"]) == 0
     assert read_metrics(out / "metrics.csv") == read_metrics(full_run / "metrics.csv")
@@ -62,19 +63,19 @@ def test_resume_after_interruption_matches_uninterrupted(full_run, tmp_path):
 
 def test_resume_refuses_a_different_config(full_run, tmp_path, capsys):
     config = tmp_path / "other.yaml"
-    config.write_text(json.dumps({**TINY, "reinforce": {**TINY["reinforce"], "lr": 0.5}}))
+    config.write_text(json.dumps({**TINY, "algo_options": {**TINY["algo_options"], "lr": 0.5}}))
     assert main(["--config", str(config), "--resume", str(full_run)]) == 2
     err = capsys.readouterr().err
-    assert "different config" in err and "reinforce" in err
+    assert "different config" in err and "algo_options" in err and "'lr': 0.5" in err
 
 
 def test_existing_run_directory_is_not_overwritten(full_run):
     with pytest.raises(CheckpointError, match="already holds a run"):
-        run(tiny(iterations=4), full_run, log=lambda *_: None)
+        train(tiny(iterations=4), full_run, log=lambda *_: None)
 
 
 def test_nan_stops_and_keeps_last_good_checkpoint(tmp_path, monkeypatch, capsys):
-    real = train_mod.Experiment.make_chunk
+    real = experiment_mod.Experiment.make_chunk
     calls = {"n": 0}
 
     def poisoned(self, length):
@@ -88,22 +89,25 @@ def test_nan_stops_and_keeps_last_good_checkpoint(tmp_path, monkeypatch, capsys)
             return new, metrics
         return run_chunk
 
-    monkeypatch.setattr(train_mod.Experiment, "make_chunk", poisoned)
+    monkeypatch.setattr(experiment_mod.Experiment, "make_chunk", poisoned)
     out = tmp_path / "run"
     config = tmp_path / "tiny.yaml"
     config.write_text(json.dumps({**TINY, "iterations": 6}))
     assert main(["--config", str(config), "--out", str(out)]) == 1
     err = capsys.readouterr().err
     assert "NaN at iteration 3" in err and "iteration 2" in err
-    assert train_mod.Checkpointer(out).latest_step() == 2
+    assert Checkpointer(out).latest_step() == 2
     assert max(int(r["iteration"]) for r in read_metrics(out / "metrics.csv")) == 2
 
 
 @pytest.mark.parametrize("values, message", [
     ({"iterationz": 3}, "unknown config key(s) iterationz; valid keys:"),
     ({"iterations": "many"}, "iterations: expected an integer"),
-    ({"reinforce": {"lr": "fast"}}, "lr: expected a number"),
+    ({"algo_options": {"lr": "fast"}}, "lr: expected a number"),
+    ({"algo_options": {"nope": 1}}, "unknown config key(s) nope"),
+    ({"reinforce": {"lr": "fast"}}, "lr: expected a number"),  # older configs' per-algorithm mapping
     ({"reinforce": {"nope": 1}}, "unknown config key(s) nope"),
+    ({"ppo": {"lr": 1e-3}}, "options for 'ppo' given, but algo is 'reinforce'"),
     ({"env_options": {"num_slotz": 3}}, "unknown option(s) num_slotz"),
     ({"chunk": 3, "checkpoint_every": 4}, "multiple of chunk"),
     ({"algo": "nope"}, "unknown algo"),
@@ -156,15 +160,15 @@ def test_behaviour_cloning_is_recorded_per_seed_with_its_wall_clock(monkeypatch)
     tested in test_behaviour_cloning.py, so a stand-in returning fresh params keeps this cheap."""
     from types import SimpleNamespace
 
-    experiment = train_mod.Experiment.from_config(tiny(bc=dict(num_jobsets=4)))
+    experiment = experiment_mod.Experiment.from_config(tiny(bc=dict(num_jobsets=4)))
     calls = []
 
-    def fake_cloning(env, params, workload, bc, key):
+    def fake_cloning(variant, bc, key):
         calls.append(bc.num_jobsets)
         return SimpleNamespace(params=experiment.init_fn(key).params, best_val_acc=0.75 + 0.1 * len(calls),
                                best_epoch=len(calls), num_train=30, num_val=8)
 
-    monkeypatch.setattr(train_mod, "train_behaviour_cloning", fake_cloning)
+    monkeypatch.setattr(experiment_mod, "train_behaviour_cloning", fake_cloning)
     states, cloning = experiment.initial_states(log=lambda *_: None)
     assert calls == [4, 4]
     assert [(c["seed"], c["best_epoch"], c["train_decisions"]) for c in cloning] == [(0, 1, 30), (1, 2, 30)]
@@ -175,7 +179,7 @@ def test_behaviour_cloning_is_recorded_per_seed_with_its_wall_clock(monkeypatch)
 
 def test_chunk_of_one_iteration_matches_a_scanned_chunk(full_run, tmp_path):
     """chunk 1 (no scan: what CNN configs use) gives the iterations that scanned chunks of 2 give."""
-    run(tiny(iterations=2, chunk=1, eval_jobsets=0), tmp_path / "run", log=lambda *_: None)
+    train(tiny(iterations=2, chunk=1, eval_jobsets=0), tmp_path / "run", log=lambda *_: None)
     one = read_metrics(tmp_path / "run" / "metrics.csv")
     scanned = [r for r in read_metrics(full_run / "metrics.csv") if int(r["iteration"]) <= 2]
     assert [(r["iteration"], r["seed"]) for r in one] == [(r["iteration"], r["seed"]) for r in scanned]

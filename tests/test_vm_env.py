@@ -7,11 +7,12 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from baselines.vm_heuristics import best_fit, first_fit
-from jaxsched.envs.vm import ADVANCE_CHUNK, EnvParams, Observation, VmPlacement
-from jaxsched.rollout import run_episode
-from jaxsched.workloads.vm_trace import (CREATE, CREATE_EVENT, DELETE, NO_EVENT, VmTraceError, from_lifetimes,
-                                         load_lifetimes, load_vmagent, synthetic, window)
+from jaxsched.baselines.vm import best_fit, first_fit
+from jaxsched.core.rollout import run_episode
+from jaxsched.envs.vm.env import ADVANCE_CHUNK, VmPlacement
+from jaxsched.envs.vm.trace import (CREATE, CREATE_EVENT, DELETE, NO_EVENT, VmTraceError, from_lifetimes,
+                                   load_lifetimes, load_vmagent, synthetic, window)
+from jaxsched.envs.vm.types import EnvParams, Observation
 
 
 def lifetimes(*vms, length=None):

@@ -11,14 +11,14 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from baselines.vm_heuristics import best_fit
 from jaxsched.algos import ALGORITHMS
 from jaxsched.algos.cvd import CVDConfig, cvd_model, post_placement
 from jaxsched.algos.dqn import DQNConfig, Replay, epsilon_greedy
+from jaxsched.baselines.vm import best_fit
+from jaxsched.core.rollout import run_episode
+from jaxsched.envs.vm.episodes import draw_starts, evaluate_policies
 from jaxsched.registry import build
-from jaxsched.rollout import run_episode
 from jaxsched.train import main as train_main
-from jaxsched.vm_episodes import draw_starts, evaluate_policies
 
 TINY = dict(num_envs=2, rollout_steps=8, gradient_steps=2, batch_size=16, buffer_size=64, learning_starts=16,
             hidden=16, layers=3, num_starts=4)
@@ -148,7 +148,7 @@ def test_iterations_fill_the_buffer_learn_and_repeat_exactly(algo, options):
 
 
 def test_impact_reward_reaches_the_stored_rewards_not_the_returns():
-    from baselines.vm_heuristics import request_mix, room_loss
+    from jaxsched.baselines.vm import request_mix, room_loss
     from jaxsched.algos.cvd import impact_bonus, mix_in
 
     variant = build("vm-synthetic", window=200)
@@ -181,8 +181,9 @@ def test_impact_reward_reaches_the_stored_rewards_not_the_returns():
 def test_train_cli_runs_vm_end_to_end(tmp_path):
     out = tmp_path / "run"
     code = train_main(["--config", "configs/vm_cvd_synthetic.yaml", "--out", str(out), "iterations=4", "chunk=2",
-                       "checkpoint_every=2", "eval_jobsets=3", "cvd.learning_starts=32", "cvd.batch_size=32",
-                       "cvd.rollout_steps=8", "env_options.window=300", "cvd.impact_reward=2.0", "cvd.k_room_fit=1",
+                       "checkpoint_every=2", "eval_jobsets=3", "algo_options.learning_starts=32",
+                       "algo_options.batch_size=32", "algo_options.rollout_steps=8", "env_options.window=300",
+                       "algo_options.impact_reward=2.0", "algo_options.k_room_fit=1",
                        "baselines=[first_fit, best_fit, pm_best_fit, room_fit]"])
     assert code == 0
     with open(out / "metrics.csv", newline="") as f:
@@ -199,10 +200,10 @@ def test_train_cli_runs_vm_end_to_end(tmp_path):
     assert sorted(p.name for p in (out / "checkpoints").iterdir())  # resume itself: test_train_cli.py
     # the checkpoint's CVD-RL policy (its request mix comes with its params) evaluated unchanged at
     # another N, beside the heuristics
-    from jaxsched.vm_episodes import main as episodes_main
+    from jaxsched.studies.vm_table import main as table_main
 
     table = tmp_path / "table.json"
-    assert episodes_main(["--env", "vm-synthetic", "--num-pms", "4", "--warm-start", "0", "--starts", "2",
+    assert table_main(["--env", "vm-synthetic", "--num-pms", "4", "--warm-start", "0", "--starts", "2",
                           "--window", "200", "--checkpoint", str(out), "--option", "seed=1", "--out", str(table),
                           "--policies", "pm_best_fit,room_fit"]) == 0
     rows = json.loads(table.read_text())["rows"]

@@ -1,4 +1,4 @@
-"""One exact step of policy improvement over a VM heuristic (jaxsched.vm_rollout)."""
+"""One exact step of policy improvement over a VM heuristic (jaxsched.studies.vm_rollout)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import jax
 import numpy as np
 import pytest
 
+from jaxsched.envs.vm.episodes import draw_starts
 from jaxsched.registry import build
-from jaxsched.vm_episodes import draw_starts
-from jaxsched.vm_rollout import compare
+from jaxsched.studies.vm_rollout import compare
 
 
 @pytest.mark.parametrize("cvd_k", [None, (1, 1, 1)], ids=["every action", "CVD-RL candidates"])

@@ -3,22 +3,25 @@ variant, top-k candidate masks, registered variants and the Huawei trace (skippe
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from baselines.vm_heuristics import (VM_HEURISTICS, RequestMix, best_fit, best_fit_scores, cvd_candidates,
-                                     heuristic_policy, pm_best_fit, pm_best_fit_scores, request_mix, room_fit,
-                                     room_loss, top_k_mask, usable_room)
-from jaxsched.envs.vm import Observation, VmPlacement
-from jaxsched.registry import HUAWEI_TRACE, build
-from jaxsched.rollout import run_episode
-from jaxsched.vm_episodes import draw_starts, evaluate_policies, initial_state_pool, params_at
-from jaxsched.workloads.vm_trace import load_lifetimes
+from conftest import SHARED
+from jaxsched.baselines.vm import (VM_HEURISTICS, RequestMix, best_fit, best_fit_scores, cvd_candidates,
+                                   heuristic_policy, pm_best_fit, pm_best_fit_scores, request_mix, room_fit,
+                                   room_loss, top_k_mask, usable_room)
+from jaxsched.core.rollout import run_episode
+from jaxsched.envs.vm.env import VmPlacement
+from jaxsched.envs.vm.episodes import draw_starts, evaluate_policies, initial_state_pool, params_at
+from jaxsched.envs.vm.trace import load_lifetimes
+from jaxsched.envs.vm.types import Observation
+from jaxsched.envs.vm.variants import FRAG_TYPES
+from jaxsched.registry import build
 from test_vm_env import lifetimes, small_params
+
+HUAWEI_TRACE = SHARED / "data" / "huawei-east-1-lifetimes.csv"
 
 
 def test_durations_are_lifetimes_of_creates():
@@ -149,7 +152,6 @@ def test_room_fit_fills_holes_the_mix_cannot_use():
 
 def test_request_mix_from_a_trace_and_heuristic_policy():
     variant = build("vm-frag", num_pms=5)
-    from jaxsched.registry import FRAG_TYPES
     mix = request_mix(variant.trace, variant.params)
     assert len(mix.weight) == len(FRAG_TYPES) and float(jnp.sum(mix.weight)) == pytest.approx(1.0)
     sizes = {(round(float(c) * 40), round(float(m) * 90)) for c, m in zip(mix.cpu, mix.mem)}
@@ -180,8 +182,6 @@ def test_synthetic_variant_pool_and_evaluation():
 
 
 def test_frag_variant_mix_load_and_window():
-    from jaxsched.registry import FRAG_TYPES
-
     variant = build("vm-frag", num_pms=4, start_high=600)
     assert variant.window == 160 * 4 + 2000 and variant.trace.length >= 600 + variant.window
     creates = np.asarray(variant.trace.kind) == 0
@@ -205,12 +205,14 @@ def test_variant_errors():
         build("vm-synthetic", capacity=3)
     with pytest.raises(ValueError, match="not found"):
         build("vm-huawei", trace="/nonexistent/trace.csv")
+    with pytest.raises(ValueError, match="trace=PATH"):  # vm-huawei has no default trace
+        build("vm-huawei")
     with pytest.raises(ValueError, match="start_low"):
         build("vm-synthetic", start_low=10, start_high=5)
 
 
 def test_huawei_trace_loads():
-    if not Path(HUAWEI_TRACE).exists():
+    if not HUAWEI_TRACE.exists():
         pytest.skip(f"{HUAWEI_TRACE} not found (../shared is absent); the Huawei trace test needs it")
     requests = load_lifetimes(HUAWEI_TRACE)
     assert requests.length == 2 * 116_313 and bool(requests.valid.all())

@@ -5,8 +5,8 @@ import jax.numpy as jnp
 
 from baselines import make_heuristic
 from conftest import TINY, jobset
-from jaxsched.jobset import stack
-from jaxsched.withholding import withholding_stats
+from jaxsched.envs.deeprm.types import stack, with_jobsets
+from jaxsched.studies.withholding import withholding_stats
 
 
 def _jobsets():
@@ -18,7 +18,7 @@ def _jobsets():
 
 def test_work_conserving_heuristic_never_withholds(kit):
     k = kit(**TINY)
-    stats = withholding_stats(k.env, k.params(None, simu_len=4), make_heuristic("sjf"), _jobsets(),
+    stats = withholding_stats(k.env, with_jobsets(k.params(None, simu_len=4), _jobsets()), make_heuristic("sjf"),
                               jax.random.PRNGKey(0), 40)
     assert stats["withholding_move_ons"] == 0
     assert stats["move_ons"] > 0 and stats["unfinished_episodes"] == 0
@@ -31,7 +31,7 @@ def test_a_policy_that_never_schedules_withholds_every_fitting_job(kit):
     jobset two holds {3, 1} from t = 1 (its third job waits in the backlog, unseen)."""
     k = kit(**TINY)
     void = lambda key, obs: jnp.int32(k.env.num_slots)
-    stats = withholding_stats(k.env, k.params(None, simu_len=4, max_time=6), void, _jobsets(),
+    stats = withholding_stats(k.env, with_jobsets(k.params(None, simu_len=4, max_time=6), _jobsets()), void,
                               jax.random.PRNGKey(0), 40)
     assert (stats["decisions"], stats["move_ons"], stats["withholding_move_ons"]) == (12, 12, 10)
     hist = stats["withheld_job_length_histogram"]

@@ -14,7 +14,7 @@ import jax
 import numpy as np
 import pytest
 
-from jaxsched.workloads.deeprm import Workload, generate, generate_many
+from jaxsched.envs.deeprm.generator import Workload, generate, generate_many
 
 SHORT = set(range(1, 4))  # {1, 2, 3}
 LONG = set(range(10, 16))  # {10 .. 15}

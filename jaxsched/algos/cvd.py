@@ -11,7 +11,7 @@ Three operators on top of Double DQN (:mod:`jaxsched.algos.dqn`), each switchabl
   {not chosen, NUMA 0, NUMA 1}), i.e. u(s_i, s_v, ā_i) as in the paper's Q̄ without look-ahead.
 - **top-k**: act (and take the target's argmax) only among k candidates: the top-``k_best_fit``
   by Best-Fit ∪ top-``k_pm_best_fit`` by the PM-level Best-Fit variant
-  (:func:`baselines.vm_heuristics.cvd_candidates`; paper: 2 + 3). Off: all feasible actions.
+  (:func:`jaxsched.baselines.vm.cvd_candidates`; paper: 2 + 3). Off: all feasible actions.
 
 With decomposition and look-ahead both off this is SchedRL's network (``dqn.schedrl_model``).
 
@@ -28,7 +28,7 @@ from typing import Callable
 import jax
 import jax.numpy as jnp
 
-from baselines.vm_heuristics import RequestMix, cvd_candidates, ratios_after, request_mix, room_lost_between
+from jaxsched.baselines.vm import RequestMix, cvd_candidates, ratios_after, request_mix, room_lost_between
 from jaxsched.algos import dqn
 
 
@@ -41,7 +41,7 @@ class CVDConfig(dqn.DQNConfig):
     top_k: bool = True
     k_best_fit: int = 2
     k_pm_best_fit: int = 3
-    k_room_fit: int = 0  # ours: also the top ones by room_fit (baselines.vm_heuristics); 0 = the paper's set
+    k_room_fit: int = 0  # ours: also the top ones by room_fit (jaxsched.baselines.vm); 0 = the paper's set
     impact_reward: float = 0.0  # λ of the immediate-impact term (see impact_bonus); 0 = +1 per placement only
     impact_in_q: bool = True  # add that known term to Q exactly (see with_mix); False: learn it too
 
@@ -67,7 +67,7 @@ def post_placement(features: jax.Array) -> jax.Array:
 
 
 def room_lost(mix: RequestMix, features: jax.Array) -> jax.Array:
-    """float32[2N] the usable room each action costs its PM (``baselines.vm_heuristics.room_loss``
+    """float32[2N] the usable room each action costs its PM (``jaxsched.baselines.vm.room_loss``
     from the per-PM features, which is all a replayed transition keeps)."""
     return room_lost_between(mix, split_features(features)[0], post_placement(features))
 
@@ -194,7 +194,7 @@ def impact_bonus(mix: RequestMix, config: CVDConfig) -> Callable | None:
     candidate earns the same reward and only the episode's end, often hundreds of decisions later
     (beyond γ = 0.95's horizon), tells placements apart. The learner's reward per placement is
     therefore 1 − λ (Φ(PM before) − Φ(PM after)), Φ the PM's usable room for the training trace's
-    request mix ``mix`` (:func:`baselines.vm_heuristics.usable_room`); the env's reward and returns stay +1."""
+    request mix ``mix`` (:func:`jaxsched.baselines.vm.usable_room`); the env's reward and returns stay +1."""
     if config.impact_reward == 0:
         return None
     return lambda obs, action: -config.impact_reward * room_lost(mix, obs.features)[action]

@@ -35,7 +35,7 @@ import jax.numpy as jnp
 import optax
 from flax import struct
 
-from jaxsched.vm_episodes import draw_starts, initial_state_pool
+from jaxsched.errors import check_positive
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,10 +59,8 @@ class DQNConfig:
     num_starts: int = 64  # fixed training start points (reused every iteration, as VMAgent)
 
     def __post_init__(self):
-        for name in ("num_envs", "rollout_steps", "gradient_steps", "batch_size", "buffer_size", "hidden",
-                     "num_starts"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1")
+        check_positive(self, "num_envs", "rollout_steps", "gradient_steps", "batch_size", "buffer_size", "hidden",
+                       "num_starts")
         if self.layers < 2:
             raise ValueError("layers must be >= 2 (at least one hidden layer)")
         if not 0.0 <= self.epsilon <= 1.0 or not 0.0 < self.tau <= 1.0 or not 0.0 <= self.gamma <= 1.0:
@@ -178,7 +176,8 @@ def make_train(variant, config: DQNConfig, data_key: jax.Array, model: QModel | 
     reports stay the env's."""
     env, env_params = variant.env, variant.params
     model = model or schedrl_model(env.num_pms, config)
-    pool = initial_state_pool(variant, draw_starts(data_key, variant, config.num_starts))
+    # fixed training start points, their initial states computed once (a warm start is a long loop)
+    pool = jax.jit(jax.vmap(env.initial_state))(variant.sample_params(data_key, config.num_starts))
     optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.lr))
     q_batch = jax.vmap(model.q_values, in_axes=(None, 0))
     q_value_at = model.q_value_at or (lambda params, features, action: model.q_values(params, features)[action])

@@ -1,4 +1,4 @@
-"""PPO (Schulman et al. 2017) for the DeepRM family, one jitted iteration in the PureJaxRL shape.
+"""PPO (Schulman et al. 2017), one jitted iteration in the PureJaxRL shape, for any family.
 
 One iteration: E environments step T decisions in a ``lax.scan`` (``vmap`` over environments; a
 finished episode restarts at once on a fresh jobset), then GAE, then ``update_epochs`` passes over
@@ -30,12 +30,10 @@ import jax.numpy as jnp
 import optax
 from flax import struct
 
-from jaxsched.algos.trajectory import job_outcomes
-from jaxsched.envs.deeprm import select_state
-from jaxsched.jobset import Jobset
-from jaxsched.networks import ActorCritic, apply_batched, masked_entropy, masked_log_probs, make_policy_fn
-from jaxsched.rollout import with_jobsets
-from jaxsched.workloads.deeprm import generate_many
+from jaxsched.core.networks import ActorCritic, apply_batched, make_policy_fn, masked_entropy, masked_log_probs
+from jaxsched.core.rollout import select_state
+from jaxsched.core.variant import Variant
+from jaxsched.errors import check_positive
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,10 +58,8 @@ class PPOConfig:
     num_jobsets: int = 64  # size of that pool
 
     def __post_init__(self):
-        for name in ("num_envs", "num_steps", "minibatch_size", "update_epochs", "hidden", "layers",
-                     "num_jobsets"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        check_positive(self, "num_envs", "num_steps", "minibatch_size", "update_epochs", "hidden", "layers",
+                       "num_jobsets")
         if (self.num_envs * self.num_steps) % self.minibatch_size:
             raise ValueError(f"minibatch_size {self.minibatch_size} must divide num_envs x num_steps = "
                              f"{self.num_envs * self.num_steps}")
@@ -130,34 +126,39 @@ def ppo_loss(network, params, batch: Transition, advantages, targets, config: PP
     return loss, aux
 
 
-def make_train(env, env_params, workload, config: PPOConfig,
-               jobsets: Jobset | None = None) -> tuple[Callable, Callable]:
+def make_train(variant: Variant, config: PPOConfig, data_key: jax.Array) -> tuple[Callable, Callable]:
     """``(init_fn(key, initial_params=None) -> TrainState, update_fn(TrainState) -> (TrainState, metrics))``.
 
-    New episodes start on jobsets drawn from ``workload`` (``resample_jobsets``) or from the fixed
-    pool ``jobsets`` (a batch). ``env_params`` supplies simu_len and the caps; its jobset is ignored.
-    Within one iteration, an environment whose episode ends restarts on that iteration's jobset for
-    it (drawn once per iteration: an episode is longer than T decisions, so rarely twice).
+    New episodes start on instances drawn from the variant (``resample_jobsets``) or from a fixed
+    pool of ``num_jobsets`` drawn once with ``data_key``. Within one iteration, an environment whose
+    episode ends restarts on that iteration's instance for it (drawn once per iteration: an episode
+    is longer than T decisions, so rarely twice).
     """
-    if config.resample_jobsets and workload is None:
-        raise ValueError("resample_jobsets draws jobsets from the workload: give a workload")
-    if not config.resample_jobsets and (jobsets is None or jobsets.arrival.ndim != 2):
-        raise ValueError("resample_jobsets=False needs a batch of fixed jobsets")
+    env = variant.env
     network = ActorCritic(env.num_actions, config.hidden, config.layers)
     optimiser = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.lr, eps=1e-5))
-    env_params = env_params.replace(jobset=None, gamma=config.gamma)
+    # the env's own discount of skipped ticks (event stepping) agrees with the learner's
+    def with_gamma(params, count=None):
+        if not hasattr(params, "gamma"):
+            return params
+        return params.replace(gamma=config.gamma if count is None else jnp.full((count,), config.gamma, jnp.float32))
+
+    env_params = with_gamma(variant.params)  # the caps and static fields; the instance comes with the state
+    pool = None if config.resample_jobsets else variant.sample_params(data_key, config.num_jobsets)
     E, T = config.num_envs, config.num_steps
     num_minibatches = E * T // config.minibatch_size
     event_based = getattr(env, "stepping", "time") == "event"
 
+    observe = jax.vmap(env.get_obs, in_axes=(0, None))  # [E] states -> [E] observations
+
     def fresh_starts(key) -> object:
-        """[E] initial states on new jobsets."""
+        """[E] initial states on new instances."""
         if config.resample_jobsets:
-            batch = generate_many(key, workload, E)
+            batch = variant.sample_params(key, E)
         else:
-            pick = jax.random.randint(key, (E,), 0, jobsets.arrival.shape[0])
-            batch = jax.tree.map(lambda x: x[pick], jobsets)
-        return jax.vmap(env.initial_state)(with_jobsets(env_params, batch))
+            pick = jax.random.randint(key, (E,), 0, config.num_jobsets)
+            batch = jax.tree.map(lambda x: x[pick], pool)
+        return jax.vmap(env.initial_state)(with_gamma(batch, E))
 
     def init_fn(key: jax.Array, initial_params=None) -> TrainState:
         key, net_key, env_key = jax.random.split(key, 3)
@@ -168,7 +169,7 @@ def make_train(env, env_params, workload, config: PPOConfig,
             params = initial_params
         env_state = fresh_starts(env_key)
         return TrainState(params=params, opt_state=optimiser.init(params), env_state=env_state,
-                          obs=jax.vmap(env.get_obs)(env_state), episode_return=jnp.zeros((E,), jnp.float32),
+                          obs=observe(env_state, env_params), episode_return=jnp.zeros((E,), jnp.float32),
                           key=key, iteration=jnp.int32(0))
 
     def env_step(params, restarts, carry, key):
@@ -182,16 +183,15 @@ def make_train(env, env_params, workload, config: PPOConfig,
         done = terminated | jax.vmap(env.is_truncated, in_axes=(0, None))(next_state, env_params)
         discount = config.gamma ** info["elapsed_ticks"] if event_based else jnp.full((E,), config.gamma)
         episode_return = episode_return + reward
-        jobs = job_outcomes(next_state)  # of the ended episodes, before the restart replaces them
         ended = {"done": done, "return": jnp.where(done, episode_return, 0.0),
                  "max_return": jnp.where(done, episode_return, -jnp.inf),
-                 "slowdown": jnp.where(done, jnp.sum(jobs["slowdown"], axis=-1), 0.0),
-                 "finished": jnp.where(done, jnp.sum(jobs["finished"], axis=-1), 0)}
-        next_state = jax.vmap(select_state)(done, restarts, next_state)
+                 # of the ended episodes, before the restart replaces them
+                 "statistics": variant.episode_statistics(next_state)}
+        next_state = jax.vmap(lambda d, r, s: select_state(env, d, r, s))(done, restarts, next_state)
         record = Transition(features=obs.features, action_mask=obs.action_mask, action=action,
                             log_prob=log_prob, value=value, reward=reward,
                             discount=jnp.where(done, 0.0, discount).astype(jnp.float32))
-        carry = (next_state, jax.vmap(env.get_obs)(next_state), jnp.where(done, 0.0, episode_return))
+        carry = (next_state, observe(next_state, env_params), jnp.where(done, 0.0, episode_return))
         return carry, (record, ended)
 
     @jax.jit
@@ -222,14 +222,13 @@ def make_train(env, env_params, workload, config: PPOConfig,
         (params, opt_state), losses = jax.lax.scan(epoch, (state.params, state.opt_state),
                                                    jax.random.split(shuffle_key, config.update_epochs))
         episodes = jnp.sum(ended["done"])
-        finished = jnp.sum(ended["finished"])
         metrics = {k: jnp.mean(v) for k, v in losses.items()}
         metrics.update(
             decisions=jnp.int32(E * T), episodes=episodes.astype(jnp.int32),
             mean_return=jnp.where(episodes > 0, jnp.sum(ended["return"]) / jnp.maximum(episodes, 1), jnp.nan),
             max_return=jnp.where(episodes > 0, jnp.max(ended["max_return"]), jnp.nan),
-            mean_slowdown=jnp.where(finished > 0, jnp.sum(ended["slowdown"]) / jnp.maximum(finished, 1), jnp.nan),
-            mean_reward=jnp.mean(transitions.reward), mean_value=jnp.mean(transitions.value))
+            mean_reward=jnp.mean(transitions.reward), mean_value=jnp.mean(transitions.value),
+            **variant.summarize_statistics(ended["statistics"], ended["done"]))
         new_state = state.replace(params=params, opt_state=opt_state, env_state=carry[0], obs=carry[1],
                                   episode_return=carry[2], key=key, iteration=state.iteration + 1)
         return new_state, metrics
@@ -238,5 +237,5 @@ def make_train(env, env_params, workload, config: PPOConfig,
 
 
 def policy_from(config: PPOConfig, env, params, greedy: bool = True) -> Callable:
-    """The trained actor with the heuristics' signature, for ``jaxsched.rollout.make_evaluator``."""
+    """The trained actor with the heuristics' signature, for ``jaxsched.core.rollout.make_evaluator``."""
     return make_policy_fn(ActorCritic(env.num_actions, config.hidden, config.layers), params, greedy)

@@ -36,12 +36,11 @@ import jax.numpy as jnp
 import optax
 from flax import struct
 
-from jaxsched.algos.trajectory import Trajectory, collect_batch, job_outcomes
-from jaxsched.jobset import Jobset
-from jaxsched.networks import (NETWORKS, ValueNetwork, apply_batched, init_network, make_network,
-                               make_policy_fn, masked_entropy, masked_log_probs)
-from jaxsched.rollout import with_jobsets
-from jaxsched.workloads.deeprm import generate_many
+from jaxsched.core.networks import (NETWORKS, ValueNetwork, apply_batched, init_network, make_network,
+                                    make_policy_fn, masked_entropy, masked_log_probs)
+from jaxsched.core.rollout import Trajectory, collect_batch
+from jaxsched.core.variant import Variant
+from jaxsched.errors import check_positive
 
 BASELINES = ("time", "time_padded", "value")
 
@@ -72,9 +71,7 @@ class ReinforceConfig:
             raise ValueError(f"unknown baseline {self.baseline!r}; choose one of {', '.join(BASELINES)}")
         if self.network not in NETWORKS:
             raise ValueError(f"unknown network {self.network!r}; choose one of {', '.join(NETWORKS)}")
-        for name in ("num_jobsets", "num_rollouts", "episode_len"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        check_positive(self, "num_jobsets", "num_rollouts", "episode_len")
         if self.grad_chunk_len is not None and (self.grad_chunk_len < 1 or self.episode_len % self.grad_chunk_len):
             raise ValueError(f"grad_chunk_len {self.grad_chunk_len} must divide episode_len {self.episode_len}")
         if not 0.0 <= self.gamma <= 1.0:
@@ -164,45 +161,31 @@ def value_loss(values: jax.Array, returns: jax.Array, valid: jax.Array) -> jax.A
     return jnp.sum(jnp.where(valid, (values - returns) ** 2, 0.0)) / jnp.maximum(jnp.sum(valid), 1)
 
 
-def episode_metrics(traj: Trajectory, returns: jax.Array) -> dict[str, jax.Array]:
-    """Scalars over all J x N episodes; job means count only jobs finished within the episode."""
-    jobs = job_outcomes(traj.final_state)
-    finished = jnp.sum(jobs["finished"])
-    per_job = lambda x: jnp.where(finished > 0, jnp.sum(x) / jnp.maximum(finished, 1), jnp.nan)
+def episode_metrics(variant: Variant, traj: Trajectory, returns: jax.Array) -> dict[str, jax.Array]:
+    """Scalars over all J x N episodes, with the family's own (e.g. job means over finished jobs)."""
     episode_return = returns[0]
     decisions = jnp.sum(traj.valid, axis=0)
+    stats = variant.episode_statistics(traj.final_state)
     return {
         "mean_return": jnp.mean(episode_return),
         "max_return": jnp.max(episode_return),
-        "mean_slowdown": per_job(jobs["slowdown"]),
-        "mean_completion_time": per_job(jobs["completion_time"]),
+        **variant.summarize_statistics(stats, jnp.ones(traj.terminated.shape, bool)),
         "unfinished_episode_fraction": jnp.mean(~traj.terminated),
-        "finished_jobs": finished.astype(jnp.int32),
-        "unfinished_jobs": jnp.sum(jobs["unfinished"]).astype(jnp.int32),
-        "dropped_jobs": jnp.sum(jobs["dropped"]).astype(jnp.int32),
         "decisions": jnp.sum(decisions).astype(jnp.int32),
         "mean_episode_decisions": jnp.mean(decisions),
     }
 
 
 # ---------------------------------------------------------------------------- training
-def make_train(env, env_params, workload, config: ReinforceConfig,
-               jobsets: Jobset | None = None) -> tuple[Callable, Callable]:
+def make_train(variant: Variant, config: ReinforceConfig, data_key: jax.Array) -> tuple[Callable, Callable]:
     """``(init_fn(key, initial_params=None) -> TrainState, update_fn(TrainState) -> (TrainState, metrics))``.
 
-    ``update_fn`` is one jitted iteration. With ``config.resample_jobsets`` it draws J fresh jobsets
-    from ``workload`` each iteration; otherwise it replays ``jobsets`` (a batch of exactly J).
-    ``env_params`` supplies the episode caps and simu_len; its own jobset is ignored.
+    ``update_fn`` is one jitted iteration. With ``config.resample_jobsets`` it draws J fresh instances
+    (jobsets, trace windows) from the variant each iteration; otherwise it replays the J drawn once
+    with ``data_key``.
     """
-    if config.resample_jobsets and (workload is None or jobsets is not None):
-        raise ValueError("resample_jobsets draws jobsets from the workload: give a workload and no jobsets "
-                         "(or set resample_jobsets=False to replay fixed jobsets)")
-    if not config.resample_jobsets:
-        if jobsets is None:
-            raise ValueError("resample_jobsets=False needs the fixed jobsets")
-        if jobsets.arrival.ndim != 2 or jobsets.arrival.shape[0] != config.num_jobsets:
-            raise ValueError(f"expected a batch of {config.num_jobsets} jobsets, got arrival shape "
-                             f"{jobsets.arrival.shape}")
+    env = variant.env
+    fixed = None if config.resample_jobsets else variant.sample_params(data_key, config.num_jobsets)
     network = make_network(config.network, env.num_actions, config.hidden)
     value_network = ValueNetwork(config.value_hidden)
     use_value = config.baseline == "value"
@@ -228,9 +211,8 @@ def make_train(env, env_params, workload, config: ReinforceConfig,
     @jax.jit
     def update_fn(state: TrainState) -> tuple[TrainState, dict[str, jax.Array]]:
         key, jobset_key, rollout_key = jax.random.split(state.key, 3)
-        batch_jobsets = generate_many(jobset_key, workload, config.num_jobsets) if config.resample_jobsets \
-            else jobsets
-        batched_params = with_jobsets(env_params, batch_jobsets)
+        batched_params = variant.sample_params(jobset_key, config.num_jobsets) if config.resample_jobsets \
+            else fixed
         policy = make_policy_fn(network, state.params, greedy=False)
         traj = collect_batch(env, batched_params, policy, rollout_key, config.num_rollouts, L)
         returns = discounted_returns(traj.reward, traj.valid, config.gamma)  # [L, J, N]
@@ -264,7 +246,7 @@ def make_train(env, env_params, workload, config: ReinforceConfig,
         updates, opt_state = optimiser.update(grads, state.opt_state, state.params)
         params = optax.apply_updates(state.params, updates)
 
-        metrics.update(episode_metrics(traj, returns))
+        metrics.update(episode_metrics(variant, traj, returns))
         metrics.update(loss=loss, entropy=entropy, grad_norm=optax.tree.norm(grads))
         new_state = state.replace(params=params, opt_state=opt_state, value_params=value_params,
                                   value_opt_state=value_opt_state, key=key, iteration=state.iteration + 1)
@@ -285,5 +267,5 @@ def run_iterations(update_fn: Callable, num_iterations: int) -> Callable:
 
 
 def policy_from(config: ReinforceConfig, env, params, greedy: bool = True) -> Callable:
-    """The trained policy with the heuristics' signature, for ``jaxsched.rollout.make_evaluator``."""
+    """The trained policy with the heuristics' signature, for ``jaxsched.core.rollout.make_evaluator``."""
     return make_policy_fn(make_network(config.network, env.num_actions, config.hidden), params, greedy)

@@ -1,5 +1,3 @@
-"""Environments (gymnax-compatible, jittable, vmappable)."""
-
-from jaxsched.envs.deeprm import DeepRM, EnvParams, EnvState, Observation
-
-__all__ = ["DeepRM", "EnvParams", "EnvState", "Observation"]
+"""Environment families, one folder each: ``deeprm`` (DeepRM, DeepRM2, DeepRM_Off, MDP design) and
+``vm`` (VM placement, CVD-RL). Each holds its dynamics (``env.py``), data types, instance sources and
+``variants.py`` (the registered settings and the family's ``Variant``)."""

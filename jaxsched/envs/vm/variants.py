@@ -1,0 +1,191 @@
+"""The VM-placement family's registered variants (``vm-huawei``, ``vm-synthetic``, ``vm-frag``) and
+:class:`VmVariant`, the family's answers to :class:`jaxsched.core.variant.Variant`."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+
+from jaxsched.baselines.vm import HEURISTIC_NAMES, heuristic_policy
+from jaxsched.core.plotting import learning_curve
+from jaxsched.core.runs import per_iteration_means
+from jaxsched.core.variant import Headline
+from jaxsched.envs.vm.env import VmPlacement
+from jaxsched.envs.vm.episodes import draw_starts, evaluate_at, params_at, summarize_vm
+from jaxsched.envs.vm.trace import interarrival_for_load, load_lifetimes, load_vmagent, synthetic, window
+from jaxsched.envs.vm.types import EnvParams as VmEnvParams
+
+_VM_ENV_KEYS = ("num_pms", "reward")
+_VM_PARAM_KEYS = tuple(f.name for f in dataclasses.fields(VmEnvParams) if f.name != "requests")
+_VM_TRACE_KEYS = ("trace", "trace_format", "synthetic_vms", "seed", "window", "start_low", "start_high",
+                  "synthetic_mix", "load", "median_lifetime", "lifetime_sigma")
+
+# Type mixes for synthetic traces: rows of (cpu, mem GB, share). "huawei" is the derived trace's
+# (68% of VMs take 1 cpu, 0.3% take >= 32). "frag" is the mix of ``vm-frag`` (see there): half the
+# VMs small (2-8 cpu), the rest large or lopsided against a 40 cpu / 90 GB NUMA.
+FRAG_TYPES = (
+    (2, 4, 0.25), (4, 8, 0.20), (8, 16, 0.15),  # small, the trace's 1:2 cpu:mem shape
+    (16, 32, 0.10),  # large single-NUMA (40% of a NUMA's cpu)
+    (4, 32, 0.10),  # memory-heavy (1:8)
+    (16, 16, 0.10),  # cpu-heavy (1:1)
+    (24, 48, 0.05), (32, 64, 0.05),  # double-NUMA (mem > 32): 12 / 16 cpu from each NUMA of one PM
+)
+
+VARIANTS: dict[str, dict] = {
+    # The Huawei East-1 trace (derived file, ../shared/data): PMs of 2 x (40 cpu, 90 GB), non-expansion,
+    # start rows drawn in VMAgent's range [1000, 9999). 10 PMs, not the paper's 50: the derived file
+    # lacks the long-lived VMs, and 50 empty PMs running Best-Fit are not full after 8000 events
+    # (~4500 placements), whereas 10 PMs overflow after ~800-2000 placements; a window of 4000 events
+    # ran out before the end at 1 of 4 start points, 8000 covers them.
+    # The file is not part of jaxsched: give its path, ``trace=.../huawei-east-1-lifetimes.csv``.
+    "vm-huawei": dict(num_pms=10, trace=None, trace_format="lifetimes", window=8000,
+                      start_low=1000, start_high=9999),
+    # A small synthetic cluster (Huawei type mix) for tests and CI: needs no file. At 3 PMs an
+    # episode from empty places ~220 creates and ends on a create that fits nowhere.
+    "vm-synthetic": dict(num_pms=3, trace="synthetic", synthetic_vms=3000, window=600, start_low=0,
+                         start_high=5000),
+    # A setting where placement matters (on vm-huawei First-Fit, Best-Fit and the PM-level
+    # Best-Fit differ by < 0.1%, because 68% of the VMs take one cpu and any placement packs the
+    # cluster to 97-99% before a create fails). Here PMs are VMAgent's 2 x (40 cpu, 90 GB), deletions
+    # are on, and the synthetic trace has
+    # - the FRAG_TYPES mix: 20% large (16 cpu single, 24 / 32 cpu double-NUMA), 20% lopsided in
+    #   cpu:mem (4/32 memory-heavy, 16/16 cpu-heavy), the rest 2-8 cpu, so holes left by deletes and
+    #   by the other dimension decide when a large create fits nowhere;
+    # - log-normal lifetimes of median 1 h and sigma 1 (mean 1.65 h; no month-long tail), so VMs come
+    #   and go within an episode (churn) instead of accumulating;
+    # - Poisson arrivals whose rate is set from ``load``: offered cpu (arrival rate x mean lifetime x
+    #   mean cpu) = ``load`` x the cluster's cpu (``num_pms`` x 2 x numa_cpu). The trace therefore
+    #   depends on num_pms (same load per PM at every N). At 0.9 the cluster runs near capacity and the
+    #   episode ends when fragmentation (not raw demand) makes a create fit nowhere.
+    # ``window = 0`` / ``synthetic_vms = 0`` mean "from num_pms": 160 N + 2000 events per episode
+    # (none ran out at 5-100 PMs from empty, see results/vm_heuristics_frag.md) and enough VMs for
+    # start rows in [0, 10000) plus a window.
+    "vm-frag": dict(num_pms=5, trace="synthetic", synthetic_mix="frag", load=0.9, median_lifetime=3600.0,
+                    lifetime_sigma=1.0, synthetic_vms=0, window=0, start_low=0, start_high=10000),
+}
+SYNTHETIC_MIXES = {"huawei": None, "frag": FRAG_TYPES}
+
+
+@dataclasses.dataclass(frozen=True)
+class VmVariant:
+    """A VM-placement setting: the env, params (``requests`` = the window at ``start_low``), the whole
+    trace, and where episodes may start (rows ``[start_low, start_high)``, each a ``window`` long).
+    An instance is the window at one start row (:func:`jaxsched.envs.vm.episodes.params_at`)."""
+
+    name: str
+    env: VmPlacement
+    params: VmEnvParams
+    trace: object  # VmRequests of the whole trace
+    window: int
+    start_low: int
+    start_high: int
+    headline: Headline = Headline("mean_return", "scheduled_length", higher_is_better=True)
+    default_baselines: tuple[str, ...] = ("first_fit", "best_fit", "pm_best_fit")
+
+    def sample_params(self, key: jax.Array, count: int) -> VmEnvParams:
+        return self.params_at_starts(draw_starts(key, self, count))
+
+    def params_at_starts(self, starts: jax.Array) -> VmEnvParams:
+        return jax.vmap(lambda start: params_at(self, start))(starts)
+
+    def heuristic(self, name: str):
+        return heuristic_policy(name, self)
+
+    def check_baselines(self, names) -> None:
+        unknown = sorted(set(names) - set(HEURISTIC_NAMES))
+        if unknown:
+            raise ValueError(f"unknown VM baseline(s) {', '.join(unknown)} (set baselines: for a vm-* env); "
+                             f"choose from {', '.join(HEURISTIC_NAMES)}")
+
+    def episode_statistics(self, final_state) -> dict:
+        return {"scheduled_length": final_state.placed}
+
+    def summarize_statistics(self, stats: dict, weight) -> dict:
+        episodes = jnp.sum(weight)
+        total = jnp.sum(jnp.where(weight, stats["scheduled_length"], 0))
+        return {"mean_scheduled_length": jnp.where(episodes > 0, total / jnp.maximum(episodes, 1), jnp.nan)}
+
+    def held_out(self, count: int, seed: int) -> tuple[VmEnvParams, dict]:
+        starts = draw_starts(jax.random.PRNGKey(seed), self, count)
+        return self.params_at_starts(starts), {"start_points": [int(s) for s in starts], "seed": seed}
+
+    def evaluate(self, policies: dict, batched_params, key: jax.Array, num_rollouts: int = 1) -> dict:
+        """Per-episode metric arrays (:func:`jaxsched.envs.vm.episodes.evaluate_at`); one rollout per
+        start point (the env is deterministic)."""
+        if num_rollouts != 1:
+            raise ValueError("VM placement evaluates one rollout per start point")
+        return evaluate_at(self, policies, batched_params, key)
+
+    def summarize(self, table: dict) -> dict:
+        return summarize_vm(table)
+
+    def describe(self, stats: dict) -> str:
+        return (f"scheduled length {stats['scheduled_length']:8.1f} ± {stats['scheduled_length_std']:6.1f}  "
+                f"cpu allocation {stats['cpu_allocation']:.3f}  income {stats['income']:10.1f}  "
+                f"window exhausted {stats['window_exhausted']:.2f}")
+
+    def plot_learning_curves(self, run_dir: Path, summary: dict, baselines, title: str) -> None:
+        iterations, means = per_iteration_means(run_dir / "metrics.csv", ("mean_return",))
+        learning_curve(iterations, {"training episodes' return (mean over seeds)": means["mean_return"]},
+                       run_dir / "learning_curve_return.png", "iteration", "episode return (placements)",
+                       {f"{k} (held-out)": summary[k]["scheduled_length"] for k in baselines}, title=title)
+
+
+def build(name: str, **overrides) -> VmVariant:
+    """The variant ``name`` with ``overrides``; ``trace`` is ``"synthetic"`` (drawn with ``seed``) or a
+    file path."""
+    valid = sorted(set(_VM_ENV_KEYS) | set(_VM_PARAM_KEYS) | set(_VM_TRACE_KEYS))
+    unknown = sorted(set(overrides) - set(valid))
+    if unknown:
+        raise ValueError(f"unknown option(s) {', '.join(unknown)} for {name!r}; valid: {', '.join(valid)}")
+    config = {**VARIANTS[name], **overrides}
+    if int(config["window"]) == 0:  # from num_pms (vm-frag)
+        config["window"] = 160 * int(config["num_pms"]) + 2000
+    if config["trace"] == "synthetic":
+        trace = synthetic(jax.random.PRNGKey(config.get("seed", 0)), **_synthetic_options(config))
+    else:
+        path = config["trace"]
+        if path is None:
+            raise ValueError(f"{name} reads a trace file: give its path as the option trace=PATH (for "
+                             f"vm-huawei the file huawei-east-1-lifetimes.csv; ../shared/data holds it "
+                             f"beside this project); or use env 'vm-synthetic' / 'vm-frag', which need no file")
+        if not os.path.exists(path):
+            raise ValueError(f"trace file {path} not found (for vm-huawei: huawei-east-1-lifetimes.csv; "
+                             f"use env 'vm-synthetic' / 'vm-frag', which need no file)")
+        loaders = {"lifetimes": load_lifetimes, "vmagent": load_vmagent}
+        if config.get("trace_format", "lifetimes") not in loaders:
+            raise ValueError(f"trace_format must be one of {', '.join(loaders)}")
+        trace = loaders[config.get("trace_format", "lifetimes")](path)
+    length, win = trace.length, int(config["window"])
+    low = int(config["start_low"])
+    high = min(int(config["start_high"]), length - 1)
+    if win < 1 or not 0 <= low < high:
+        raise ValueError(f"need window >= 1 and 0 <= start_low < start_high <= trace length ({length}); "
+                         f"got window {win}, starts [{low}, {config['start_high']})")
+    env = VmPlacement(**{k: config[k] for k in _VM_ENV_KEYS if k in config})
+    params = VmEnvParams(requests=window(trace, low, win),
+                         **{k: config[k] for k in _VM_PARAM_KEYS if k in config})
+    return VmVariant(name=name, env=env, params=params, trace=trace, window=win, start_low=low, start_high=high)
+
+
+def _synthetic_options(config: dict) -> dict:
+    """``synthetic()``'s arguments for a synthetic variant: the mix, lifetimes, and the arrival rate
+    (from ``load`` when given, see ``vm-frag``); ``synthetic_vms = 0`` sizes the trace to cover
+    ``start_high + window`` events."""
+    mix = config.get("synthetic_mix", "huawei")
+    if mix not in SYNTHETIC_MIXES:
+        raise ValueError(f"synthetic_mix must be one of {', '.join(SYNTHETIC_MIXES)}, got {mix!r}")
+    options = {"types": SYNTHETIC_MIXES[mix]}
+    for key in ("median_lifetime", "lifetime_sigma"):
+        if key in config:
+            options[key] = float(config[key])
+    if config.get("load") is not None:
+        cluster_cpu = int(config["num_pms"]) * 2 * float(config.get("numa_cpu", VmEnvParams.numa_cpu))
+        options["mean_interarrival"] = interarrival_for_load(float(config["load"]), cluster_cpu, **options)
+    vms = int(config.get("synthetic_vms", 3000))
+    options["num_vms"] = vms if vms > 0 else (int(config["start_high"]) + int(config["window"])) // 2 + 1
+    return options

@@ -1,0 +1,312 @@
+"""An experiment: what ``python -m jaxsched.train`` runs and what ``evaluate`` and the studies load.
+
+:class:`TrainConfig` (env, algorithm and its options, seeds, evaluation) is algorithm-agnostic;
+:class:`Experiment` builds the variant and the learner's functions from it; :func:`train` runs it
+into a run directory (:mod:`jaxsched.core.runs`); :func:`load_run` / :func:`load_policy` read one back.
+Configs written by older versions (one mapping per algorithm: ``reinforce: {...}``) are migrated on
+load (:func:`migrate`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from tqdm import tqdm
+
+from jaxsched.algos import ALGORITHMS
+from jaxsched.algos.bc import BCConfig, train_behaviour_cloning
+from jaxsched.core.config import build_config, load_config, to_dict
+from jaxsched.core.runs import (Checkpointer, MetricsLog, check_same_config, read_run_config, write_evaluation,
+                                write_run_config)
+from jaxsched.errors import CheckpointError, ConfigError, check_positive
+from jaxsched.registry import build
+
+TIMING_COLUMNS = ("steps_per_s", "wall_s")
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainConfig:
+    """One experiment. ``algo`` names a learner of ``jaxsched.algos.ALGORITHMS`` and ``algo_options``
+    holds the fields of its config class; ``bc`` those of ``BCConfig`` (pre-training)."""
+
+    env: str = "deeprm"
+    env_options: dict = dataclasses.field(default_factory=dict)  # jaxsched.make overrides (load, ...)
+    algo: str = "reinforce"
+    algo_options: dict = dataclasses.field(default_factory=dict)  # the learner's config fields (lr, ...)
+    iterations: int = 100
+    seeds: list[int] = dataclasses.field(default_factory=lambda: [0])
+    bc: dict | None = None  # behaviour-cloning pre-training on a heuristic's labels; null = none
+    jobsets_seed: int = 12345  # fixed training data (e.g. jobsets when algo_options.resample_jobsets is false)
+    chunk: int = 10  # iterations per jitted call (logging granularity); 1: no scan over iterations,
+    # which CNN configs need: XLA:CPU runs convolution gradients inside loops ~10x slower (measured)
+    checkpoint_every: int = 50
+    eval_jobsets: int = 20  # held-out jobsets for the final evaluation; 0 skips it (evaluate the checkpoints apart)
+    eval_seed: int = 99991
+    baselines: list[str] | None = None  # heuristics in the held-out evaluation; null: the family's default
+
+    def __post_init__(self):
+        if self.algo not in ALGORITHMS:
+            raise ValueError(f"unknown algo {self.algo!r}; available: {', '.join(sorted(ALGORITHMS))}")
+        if self.bc is not None and not ALGORITHMS[self.algo].supports_bc:
+            raise ValueError(f"behaviour cloning (bc) does not apply to algo {self.algo!r}")
+        check_positive(self, "iterations", "chunk", "checkpoint_every")
+        if self.eval_jobsets < 0:
+            raise ValueError("eval_jobsets must be >= 0 (0 skips the held-out evaluation)")
+        if self.checkpoint_every % self.chunk:
+            raise ValueError(f"checkpoint_every ({self.checkpoint_every}) must be a multiple of chunk "
+                             f"({self.chunk}) so that resumed runs replay the same chunks")
+        if not self.seeds or len(set(self.seeds)) != len(self.seeds):
+            raise ValueError(f"seeds must be a non-empty list of distinct integers, got {self.seeds}")
+
+    def algo_config(self):
+        """The learner's typed config, built from ``algo_options``."""
+        return build_config(ALGORITHMS[self.algo].config_cls, self.algo_options)
+
+    def bc_config(self) -> BCConfig | None:
+        return None if self.bc is None else build_config(BCConfig, self.bc)
+
+
+LEGACY_ALGO_KEYS = ("reinforce", "ppo", "dqn", "cvd")  # older configs: one mapping per algorithm
+
+
+def migrate(values: dict) -> dict:
+    """Older configs' per-algorithm mappings (``reinforce: {...}``, ``cvd: {...}``) become
+    ``algo_options``; the selected algorithm's mapping wins over ``algo_options`` key by key (so an
+    override ``reinforce.lr=3e-4`` still works). A non-empty mapping of another algorithm is an error."""
+    values = dict(values)
+    algo = values.get("algo", TrainConfig.algo)
+    options = dict(values.get("algo_options") or {})
+    for name in LEGACY_ALGO_KEYS:
+        legacy = values.pop(name, None)
+        if not legacy:
+            continue
+        if name != algo:
+            raise ConfigError(f"options for {name!r} given, but algo is {algo!r}; put the learner's options "
+                              f"under algo_options")
+        if not isinstance(legacy, dict):
+            raise ConfigError(f"{name}: expected a mapping, got {legacy!r}")
+        options.update(legacy)
+    if options or "algo_options" in values:
+        values["algo_options"] = options
+    return values
+
+
+def train_config(values: dict, overrides: list[str] = ()) -> TrainConfig:
+    """A checked :class:`TrainConfig` from a mapping (e.g. a run's config.json) and overrides."""
+    return build_config(TrainConfig, values, overrides, migrate=migrate)
+
+
+def load_train_config(path: Path | None, overrides: list[str] = ()) -> TrainConfig:
+    """A checked :class:`TrainConfig` from a YAML file and overrides."""
+    return load_config(TrainConfig, path, overrides, migrate=migrate)
+
+
+@dataclasses.dataclass
+class Experiment:
+    """Everything built from a config: env, workload, learner functions."""
+
+    config: TrainConfig
+    variant: object
+    algo: object  # the learner's typed config
+    init_fn: object
+    update_fn: object
+
+    @property
+    def baselines(self) -> tuple[str, ...]:
+        """The heuristics of the held-out evaluation: the config's, or the family's default."""
+        config_baselines = self.config.baselines
+        return tuple(self.variant.default_baselines if config_baselines is None else config_baselines)
+
+    @classmethod
+    def from_config(cls, config: TrainConfig) -> "Experiment":
+        try:
+            variant = build(config.env, **config.env_options)
+            if config.baselines is not None:
+                variant.check_baselines(config.baselines)
+            algo = config.algo_config()
+            config.bc_config()
+        except (ValueError, TypeError) as error:
+            raise ConfigError(str(error)) from None
+        init_fn, update_fn = ALGORITHMS[config.algo].make_train(variant, algo,
+                                                                jax.random.PRNGKey(config.jobsets_seed))
+        return cls(config, variant, algo, init_fn, update_fn)
+
+    def initial_states(self, log=print):
+        """One train state per seed, stacked; behaviour-cloned initial params when configured.
+
+        Also returns one record per behaviour-cloned seed (accuracy, epoch, wall-clock including
+        label generation and compilation), so that time-to-SJF curves can count the pre-training."""
+        states, cloning = [], []
+        bc = self.config.bc_config()
+        for seed in self.config.seeds:
+            key = jax.random.PRNGKey(seed)
+            initial = None
+            if bc is not None:
+                bc_key, key = jax.random.split(key)
+                t0 = time.perf_counter()
+                result = train_behaviour_cloning(self.variant, bc, bc_key)
+                jax.block_until_ready(result.params)
+                wall_s = time.perf_counter() - t0
+                log(f"seed {seed}: behaviour cloning best validation accuracy {result.best_val_acc:.3f} "
+                    f"at epoch {result.best_epoch} ({result.num_train} train / {result.num_val} val decisions, "
+                    f"{wall_s:.0f} s)")
+                cloning.append({"seed": seed, "best_val_acc": float(result.best_val_acc),
+                                "best_epoch": int(result.best_epoch), "train_decisions": int(result.num_train),
+                                "val_decisions": int(result.num_val), "wall_s": round(wall_s, 2)})
+                initial = result.params
+            states.append(self.init_fn(key, initial))
+        return jax.tree.map(lambda *xs: jnp.stack(xs), *states), cloning
+
+    def state_template(self):
+        """Zeros shaped like the stacked train states (what a checkpoint restores into)."""
+        def init_all():
+            states = [self.init_fn(jax.random.PRNGKey(seed)) for seed in self.config.seeds]
+            return jax.tree.map(lambda *xs: jnp.stack(xs), *states)
+        return jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), jax.eval_shape(init_all))
+
+    def make_chunk(self, length: int):
+        """A jitted ``states -> (states, metrics [length, seeds])``: ``length`` vmapped iterations in a
+        scan, or, for ``length`` 1, the iteration itself (no loop around it)."""
+        update_all = jax.vmap(self.update_fn)
+        if length == 1:
+            def one_iteration(states):
+                states, metrics = update_all(states)
+                return states, jax.tree.map(lambda m: m[None], metrics)
+
+            return jax.jit(one_iteration)
+        return jax.jit(lambda s: jax.lax.scan(lambda s, _: update_all(s), s, None, length=length))
+
+
+def _finite(tree) -> bool:
+    return all(bool(jnp.all(jnp.isfinite(x))) for x in jax.tree.leaves(tree)
+               if jnp.issubdtype(jnp.asarray(x).dtype, jnp.floating))
+
+
+
+
+def train(config: TrainConfig, out: Path, resume: bool = False, log=print) -> Path:
+    """Runs (or resumes) the experiment into the run directory ``out``: learn -> block -> log ->
+    checkpoint in jitted chunks of ``chunk`` iterations (as in Stoix), then the held-out evaluation."""
+    experiment = Experiment.from_config(config)
+    if getattr(experiment.algo, "network", None) == "cnn" and config.chunk > 1:
+        log(f"warning: chunk {config.chunk} scans the CNN's iterations, which XLA:CPU runs ~12x slower than "
+            "chunk=1 (fine on GPU)")
+    resolved = to_dict(config)
+    checkpointer = Checkpointer(out)
+    if resume:
+        check_same_config(to_dict(train_config(read_run_config(out))), resolved, out)
+        states = checkpointer.restore(experiment.state_template())
+        start = int(states.iteration[0])
+        log(f"resuming {out} from iteration {start}")
+    else:
+        if (out / "config.json").exists():
+            raise CheckpointError(f"{out} already holds a run; use --resume {out} or another --out")
+        states, cloning = experiment.initial_states(log)
+        if cloning:
+            (out / "behaviour_cloning.json").parent.mkdir(parents=True, exist_ok=True)
+            (out / "behaviour_cloning.json").write_text(json.dumps(cloning, indent=1))
+        start = 0
+    write_run_config(out, resolved)
+    metrics_log = MetricsLog(out / "metrics.csv", start if resume else None)
+
+    chunks = {}
+    bar = tqdm(total=config.iterations, initial=start, desc="train", unit="it", dynamic_ncols=True,
+               mininterval=5.0)
+    iteration = start
+    try:
+        while iteration < config.iterations:
+            length = min(config.chunk, config.iterations - iteration)
+            if length not in chunks:
+                chunks[length] = experiment.make_chunk(length)
+            t0 = time.perf_counter()
+            new_states, metrics = chunks[length](states)
+            jax.block_until_ready(metrics)
+            elapsed = time.perf_counter() - t0
+            metrics = jax.tree.map(np.asarray, metrics)  # [length, seeds]
+            if not (np.all(np.isfinite(metrics["loss"])) and _finite(new_states.params)):
+                bad = iteration + 1 + int(np.argmax(~np.all(np.isfinite(metrics["loss"]), axis=1)))
+                last = checkpointer.latest_step()
+                raise FloatingPointError(
+                    f"training produced NaN at iteration {bad}; stopped. The last good checkpoint is "
+                    f"{'iteration ' + str(last) if last is not None else 'none'} in {out / 'checkpoints'}")
+            states = new_states
+            steps_per_s = float(metrics["decisions"].sum()) / elapsed
+            rows = []
+            for i in range(length):
+                for s, seed in enumerate(config.seeds):
+                    row = {"iteration": iteration + i + 1, "seed": seed}
+                    row.update({k: float(v[i, s]) for k, v in metrics.items()})
+                    row.update(steps_per_s=steps_per_s, wall_s=elapsed / length)
+                    rows.append(row)
+            metrics_log.append(rows)
+            iteration += length
+            bar.update(length)
+            postfix = {"ret": f"{np.mean(metrics['mean_return'][-1]):.2f}", "steps_s": f"{steps_per_s:,.0f}"}
+            if "mean_slowdown" in metrics:
+                postfix["slowdown"] = f"{np.nanmean(metrics['mean_slowdown'][-1]):.3f}"
+            bar.set_postfix(postfix)
+            if iteration % config.checkpoint_every == 0 or iteration == config.iterations:
+                checkpointer.save(iteration, states)
+    finally:
+        bar.close()
+        checkpointer.close()
+    if config.eval_jobsets:
+        evaluate_run(experiment, states, out, log)
+    else:
+        log("held-out evaluation skipped (eval_jobsets=0)")
+    return out
+
+
+def trained_policies(experiment: Experiment, params, greedy: bool):
+    return ALGORITHMS[experiment.config.algo].policy_from(experiment.algo, experiment.variant.env, params, greedy)
+
+
+def seed_policies(experiment: Experiment, states) -> dict:
+    """``trained-s<seed>`` (greedy) and ``trained-s<seed>-sampled`` for each seed of the stacked states."""
+    policies = {}
+    for s, seed in enumerate(experiment.config.seeds):
+        params = jax.tree.map(lambda x: x[s], states.params)
+        policies[f"trained-s{seed}"] = trained_policies(experiment, params, greedy=True)
+        policies[f"trained-s{seed}-sampled"] = trained_policies(experiment, params, greedy=False)
+    return policies
+
+
+def evaluate_run(experiment: Experiment, states, out: Path, log=print) -> dict:
+    """The trained policy of each seed (greedy and sampled) and the baselines on held-out instances
+    (jobsets, start points): ``eval.json`` and the learning-curve plots in ``out``."""
+    config, variant = experiment.config, experiment.variant
+    policies = {name: variant.heuristic(name) for name in experiment.baselines} | seed_policies(experiment, states)
+    batched, header = variant.held_out(config.eval_jobsets, config.eval_seed)
+    tables = variant.evaluate(policies, batched, jax.random.PRNGKey(config.eval_seed + 1))
+    summary = {name: variant.summarize(table) for name, table in tables.items()}
+    write_evaluation(out, header, summary, variant.describe,
+                     f"{config.eval_jobsets} held-out instances, seed {config.eval_seed}", log)
+    variant.plot_learning_curves(out, summary, experiment.baselines, title=f"{config.env} {config.algo}")
+    return summary
+
+
+def load_run(run_dir: Path, env: str | None = None):
+    """``(experiment, stacked train states)`` of a run's latest checkpoint. ``env`` rebuilds the
+    experiment, with the same options, on another registered env (to evaluate a policy there)."""
+    run_dir = Path(run_dir)
+    saved = read_run_config(run_dir)
+    experiment = Experiment.from_config(train_config(saved))
+    checkpointer = Checkpointer(run_dir)
+    states = checkpointer.restore(experiment.state_template())
+    checkpointer.close()
+    if env is not None and env != experiment.config.env:
+        experiment = Experiment.from_config(train_config({**saved, "env": env}))
+    return experiment, states
+
+
+def load_policy(run_dir: Path, greedy: bool = True, seed_index: int = 0):
+    """``(policy, variant, config)`` of a run's latest checkpoint (seed ``seed_index``)."""
+    experiment, states = load_run(run_dir)
+    params = jax.tree.map(lambda x: x[seed_index], states.params)
+    return trained_policies(experiment, params, greedy), experiment.variant, experiment.config

@@ -1,0 +1,140 @@
+"""How much could a learned value add to a VM heuristic? One exact step of policy improvement.
+
+At each decision every feasible action is tried, then the heuristic runs to the episode's end; the
+action whose rollout places the most VMs is taken (ties: the heuristic's own choice). The env is
+deterministic given the trace, so one rollout is the action's exact value under the heuristic, and
+the result is the first step of policy iteration from it (a "rollout algorithm"). CVD-RL's policy
+is greedy in a learned value of the next placement, so this measures the headroom such a value has
+over the heuristic: if the improved policy gains little, no value that ranks the next action can
+gain much more over one improvement step.
+
+``python -m jaxsched.studies.vm_rollout --env vm-frag --num-pms 5,10 --base room_fit --starts-from RUN/eval.json``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxsched.baselines.vm import cvd_candidates, heuristic_policy, request_mix
+from jaxsched.core.rollout import finish_episode, run_episode
+from jaxsched.envs.vm.episodes import draw_starts, params_at
+from jaxsched.registry import build
+
+
+def improved_action(env, params, policy, state, candidates: Callable | None = None,
+                    num_tried: int | None = None) -> tuple[jax.Array, jax.Array]:
+    """``(improved, own)``: the action with the most placements when ``policy`` follows it (ties to
+    ``policy``'s), and ``policy``'s own action.
+
+    Tries every feasible action, or only ``candidates(obs)`` (a bool mask, e.g. CVD-RL's top-k set)
+    plus ``policy``'s own action: at most ``num_tried`` of them, so the batch of rollouts is smaller."""
+    obs = env.get_obs(state, params)
+    own = policy(None, obs)
+    allowed = obs.action_mask if candidates is None else \
+        obs.action_mask & (candidates(obs) | (jnp.arange(env.num_actions) == own))
+    count = env.num_actions if num_tried is None else min(num_tried, env.num_actions)
+    _, tried = jax.lax.top_k(allowed.astype(jnp.int32), count)  # the allowed ones first
+
+    def value(action):  # VMs placed from here to the end, ``action`` first, then ``policy``
+        obs, after, _, terminated, _ = env.step_env(None, state, action, params)
+        end = finish_episode(env, params, policy, jax.random.PRNGKey(0), obs, after, terminated).state
+        return end.placed - state.placed
+
+    values = jnp.full(env.num_actions, -1, jnp.int32).at[tried].set(
+        jnp.where(allowed[tried], jax.vmap(value)(tried), -1))
+    return jnp.where(values[own] == jnp.max(values), own, jnp.argmax(values)).astype(jnp.int32), own
+
+
+def improved_episode(env, params, policy, candidates: Callable | None = None,
+                     num_tried: int | None = None) -> dict[str, jax.Array]:
+    """One episode of the improved policy: scheduled length, how often it left ``policy`` and how
+    many decisions before the episode's end it last did (-1: never)."""
+    state = env.initial_state(params)
+    terminated = ~jnp.any(env.feasible(state, params))
+
+    def body(carry):
+        state, _, changed, last = carry
+        action, own = improved_action(env, params, policy, state, candidates, num_tried)
+        departs = action != own
+        last = jnp.where(departs, state.time, last)
+        state, _, done, _ = env.transition(state, action, params)
+        return state, done, changed + departs.astype(jnp.int32), last
+
+    state, _, changed, last = jax.lax.while_loop(
+        lambda carry: ~carry[1], body, (state, terminated, jnp.int32(0), jnp.int32(-1)))
+    return {"scheduled_length": state.placed, "departures": changed,
+            "last_departure_before_end": jnp.where(last >= 0, state.time - last, -1)}
+
+
+def compare(variant, base: str, starts: jax.Array, cvd_k: tuple[int, int, int] | None = None) -> dict[str, np.ndarray]:
+    """Per start point: the heuristic's scheduled length, the improved policy's, and its departures.
+    ``cvd_k`` = (Best-Fit, PM-Best-Fit, room_fit) counts: try only CVD-RL's candidate set."""
+    env, policy = variant.env, heuristic_policy(base, variant)
+    candidates, num_tried = None, None
+    if cvd_k is not None:
+        mix = request_mix(variant.trace, variant.params)
+        candidates = lambda obs: cvd_candidates(obs, *cvd_k, mix=mix)  # noqa: E731
+        num_tried = sum(cvd_k) + 1
+
+    def one(start):
+        params = params_at(variant, start)
+        own = run_episode(env, params, policy, jax.random.PRNGKey(0)).state.placed
+        return {"base": own, **improved_episode(env, params, policy, candidates, num_tried)}
+
+    return {k: np.asarray(v) for k, v in jax.jit(jax.vmap(one))(starts).items()}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m jaxsched.studies.vm_rollout", description=__doc__.splitlines()[0])
+    parser.add_argument("--env", default="vm-frag")
+    parser.add_argument("--num-pms", default="5,10")
+    parser.add_argument("--base", default="room_fit", help="the heuristic to improve (vm_episodes --policies names)")
+    parser.add_argument("--starts", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=99991)
+    parser.add_argument("--starts-from", type=Path, help="an eval.json whose start_points to use instead")
+    parser.add_argument("--cvd-k", help="K_BF,K_PMBF,K_ROOM: try only CVD-RL's candidate set (default: every action)")
+    parser.add_argument("--out", type=Path, default=Path("results/vm_rollout_improvement.json"))
+    args = parser.parse_args(argv)
+    rows = []
+    for num_pms in (int(n) for n in args.num_pms.split(",")):
+        variant = build(args.env, num_pms=num_pms)
+        if args.starts_from:
+            starts = jnp.asarray(json.loads(args.starts_from.read_text())["start_points"], jnp.int32)
+        else:
+            starts = draw_starts(jax.random.PRNGKey(args.seed), variant, args.starts)
+        t0 = time.perf_counter()
+        cvd_k = tuple(int(k) for k in args.cvd_k.split(",")) if args.cvd_k else None
+        result = compare(variant, args.base, starts, cvd_k)
+        gain, late = result["scheduled_length"] - result["base"], result["last_departure_before_end"]
+        row = {"num_pms": num_pms, "base": args.base, "starts": len(starts), "cvd_k": cvd_k,
+               "base_length": float(result["base"].mean()), "improved_length": float(result["scheduled_length"].mean()),
+               "gain_mean": float(gain.mean()), "gain_se": float(gain.std(ddof=1) / np.sqrt(len(gain))),
+               "starts_improved": int((gain > 0).sum()), "starts_worse": int((gain < 0).sum()),
+               "departures_per_episode": float(result["departures"].mean()),
+               "last_departure_before_end_median": float(np.median(late[late >= 0])) if np.any(late >= 0) else None,
+               "seconds": time.perf_counter() - t0,
+               "per_start": {k: v.tolist() for k, v in result.items()}}
+        rows.append(row)
+        print(f"N={num_pms:3d} {args.base}: {row['base_length']:.1f} -> improved {row['improved_length']:.1f} "
+              f"(gain {row['gain_mean']:+.1f} ± {row['gain_se']:.1f} SE; better on {row['starts_improved']}, "
+              f"worse on {row['starts_worse']} of {len(starts)}; {row['departures_per_episode']:.1f} departures "
+              f"per episode, the last a median {row['last_departure_before_end_median']} decisions before the end; "
+              f"{row['seconds']:.0f} s)", flush=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"env": args.env, "rows": rows}, indent=1))
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""The VM heuristics table: scheduled length, CPU allocation and income of the heuristics (and
+optionally a trained CVD-RL policy) per cluster size N and warm start, on the same start points.
+
+    python -m jaxsched.studies.vm_table --env vm-frag --num-pms 5,10,20 --warm-start 0,0.5 \
+        [--policies first_fit,best_fit,pm_best_fit,room_fit] [--checkpoint RUN] [--option KEY=VALUE] --out FILE.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Callable
+
+import jax
+import yaml
+
+from jaxsched.algos import ALGORITHMS
+from jaxsched.envs.vm.episodes import draw_starts, evaluate_policies, summarize_vm
+from jaxsched.errors import InputError
+from jaxsched.experiment import load_run
+from jaxsched.registry import build
+
+
+def heuristics_table(env_name: str, num_pms_list, warm_starts, num_starts: int, seed: int, window: int | None,
+                     policies=("first_fit", "best_fit", "pm_best_fit"), trained: Callable | None = None,
+                     options: dict | None = None) -> list[dict]:
+    """Scheduled length, CPU allocation and income of the VM heuristics per (N, ρ_ws), on the same
+    ``num_starts`` start points (drawn with ``seed``) for every policy. ``trained(env) -> {name:
+    policy}`` adds policies built for each N (a checkpoint's, see ``--checkpoint``); ``options`` are
+    further variant options (e.g. the expansion scenario's ``initial_pms``)."""
+    rows = []
+    for num_pms in num_pms_list:
+        for warm_start in warm_starts:
+            options_here = dict(num_pms=num_pms, warm_start=warm_start, **(options or {}),
+                                **({} if window is None else {"window": window}))
+            variant = build(env_name, **options_here)
+            variant.check_baselines(policies)
+            starts = draw_starts(jax.random.PRNGKey(seed), variant, num_starts)
+            chosen = {p: variant.heuristic(p) for p in policies} | (trained(variant.env) if trained else {})
+            tables = evaluate_policies(variant, chosen, starts, jax.random.PRNGKey(seed + 1))
+            for name, table in tables.items():
+                rows.append({"num_pms": num_pms, "warm_start": warm_start, "policy": name, "window": variant.window,
+                             **summarize_vm(table)})
+                print(f"N={num_pms:3d} ρ_ws={warm_start:.2f} {name:12s} length {rows[-1]['scheduled_length']:8.1f} "
+                      f"± {rows[-1]['scheduled_length_std']:6.1f}  cpu {rows[-1]['cpu_allocation']:.3f}  "
+                      f"income {rows[-1]['income']:9.1f}  window exhausted {rows[-1]['window_exhausted']:.2f}",
+                      flush=True)
+    return rows
+
+
+def main(argv=None) -> int:
+    """``python -m jaxsched.studies.vm_table``: the VM heuristics table (JSON + markdown)."""
+    parser = argparse.ArgumentParser(prog="python -m jaxsched.studies.vm_table", description=main.__doc__)
+    parser.add_argument("--env", default="vm-frag", help="a vm-* env (vm-huawei needs --option trace=FILE)")
+    parser.add_argument("--num-pms", default="5,10,20")
+    parser.add_argument("--warm-start", default="0,0.5")
+    parser.add_argument("--starts", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--window", type=int, default=None, help="trace events per episode (default: the variant's)")
+    parser.add_argument("--out", type=Path, default=Path("runs/vm_table.json"))
+    parser.add_argument("--checkpoint", type=Path, help="a VM training run directory: adds its policy "
+                        "(greedy, 'trained') at every N, which needs a model that runs at any N (CVD-RL)")
+    parser.add_argument("--policies", default="first_fit,best_fit,pm_best_fit",
+                        help="comma-separated heuristics (also: room_fit)")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="further variant option, e.g. initial_pms=50 (repeatable)")
+    args = parser.parse_args(argv)
+    try:
+        num_pms = [int(n) for n in args.num_pms.split(",")]
+        warm = [float(w) for w in args.warm_start.split(",")]
+    except ValueError:
+        parser.error("--num-pms and --warm-start are comma-separated numbers")
+    options = {}
+    for text in args.option:
+        key, sep, value = text.partition("=")
+        if not sep:
+            parser.error(f"--option {text!r} is not KEY=VALUE")
+        options[key] = yaml.safe_load(value)
+    trained = None
+    if args.checkpoint:
+        experiment, states = load_run(args.checkpoint)
+        params = jax.tree.map(lambda x: x[0], states.params)
+        algo = ALGORITHMS[experiment.config.algo]
+        trained = lambda env: {"trained": algo.policy_from(experiment.algo, env, params, True)}  # noqa: E731
+    policies = tuple(p for p in args.policies.split(",") if p)
+    try:
+        rows = heuristics_table(args.env, num_pms, warm, args.starts, args.seed, args.window, policies=policies,
+                                trained=trained, options=options)
+    except (InputError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"env": args.env, "starts": args.starts, "seed": args.seed, "options": options,
+                                    "checkpoint": str(args.checkpoint) if args.checkpoint else None,
+                                    "rows": rows}, indent=1))
+    lines = ["| N | ρ_ws | policy | scheduled length | CPU allocation (end) | income | window exhausted |",
+             "|---|---|---|---|---|---|---|"]
+    lines += [f"| {r['num_pms']} | {r['warm_start']:.2f} | {r['policy']} | {r['scheduled_length']:.1f} ± "
+              f"{r['scheduled_length_std']:.1f} | {r['cpu_allocation']:.3f} | {r['income']:.1f} | "
+              f"{r['window_exhausted']:.2f} |" for r in rows]
+    args.out.with_suffix(".md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {args.out} and {args.out.with_suffix('.md')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,1 +1,0 @@
-"""Workloads: functions and files that produce jobsets."""
