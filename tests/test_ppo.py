@@ -31,6 +31,26 @@ TWO_PARAMS = EnvParams(jobset=TWO_JOBSET, simu_len=1, max_time=50, max_steps_in_
 FAST = PPOConfig(num_envs=8, num_steps=16, minibatch_size=32, update_epochs=4, lr=3e-3, resample_jobsets=False)
 
 
+def test_a_finished_episode_restarts_on_the_fresh_instance():
+    """An environment whose episode ended continues on the restart's jobset, not on the old one
+    (its slots index the new jobset's jobs)."""
+    env = DeepRM(**TWO_JOBS, observation="bracis")
+    other = from_arrays([0, 0], [1, 3], [[1], [1]])  # a different jobset
+    variant = fixed_variant(env, TWO_PARAMS, stack([TWO_JOBSET, other]))
+    switching = type(variant)(**{**variant.__dict__, "jobsets": stack([other, TWO_JOBSET])})
+    config = PPOConfig(num_envs=2, num_steps=8, minibatch_size=16, update_epochs=1, lr=1e-3)
+    init_fn, _ = make_train(variant, config, jax.random.PRNGKey(0))
+    _, update_fn = make_train(switching, config, jax.random.PRNGKey(0))  # restarts swap the two jobsets
+    state, episodes = init_fn(jax.random.PRNGKey(0)), 0
+    for _ in range(4):  # 32 decisions per environment: each two-job episode ends several times
+        state, metrics = update_fn(state)
+        episodes += int(metrics["episodes"])
+    assert episodes >= 4
+    first, second = (jax.tree.map(lambda x: np.asarray(x[i]), state.env_state.jobset) for i in range(2))
+    np.testing.assert_array_equal(first.duration, np.asarray(other.duration))
+    np.testing.assert_array_equal(second.duration, np.asarray(TWO_JOBSET.duration))
+
+
 def test_gae_discounts_by_elapsed_ticks_by_hand():
     """Three decisions of one environment: a schedule (0 ticks, discount 1), a 2-tick skip (0.25 at
     gamma = 0.5), an episode end (0); lambda = 0.5."""

@@ -31,7 +31,7 @@ import optax
 from flax import struct
 
 from jaxsched.core.networks import ActorCritic, apply_batched, make_policy_fn, masked_entropy, masked_log_probs
-from jaxsched.core.rollout import select_state
+from jaxsched.core.rollout import select_tree
 from jaxsched.core.variant import Variant
 from jaxsched.errors import check_positive
 
@@ -187,7 +187,7 @@ def make_train(variant: Variant, config: PPOConfig, data_key: jax.Array) -> tupl
                  "max_return": jnp.where(done, episode_return, -jnp.inf),
                  # of the ended episodes, before the restart replaces them
                  "statistics": variant.episode_statistics(next_state)}
-        next_state = jax.vmap(lambda d, r, s: select_state(env, d, r, s))(done, restarts, next_state)
+        next_state = jax.vmap(select_tree)(done, restarts, next_state)  # a restart is another instance: whole state
         record = Transition(features=obs.features, action_mask=obs.action_mask, action=action,
                             log_prob=log_prob, value=value, reward=reward,
                             discount=jnp.where(done, 0.0, discount).astype(jnp.float32))
