@@ -22,7 +22,7 @@ from jaxsched.experiment import Experiment, train_config
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = [p for p in sorted((ROOT / "jaxsched").rglob("*.py"))] + sorted((ROOT / "baselines").rglob("*.py"))
-COMMANDS = {"jaxsched.train", "jaxsched.evaluate", "jaxsched.bench"}
+COMMANDS = {"jaxsched.train", "jaxsched.evaluate", "jaxsched.bench", "jaxsched.sweep"}
 
 
 def module_name(path: Path) -> str:

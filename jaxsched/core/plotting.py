@@ -9,6 +9,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from jaxsched.core.stats import performance_profile  # noqa: E402
+
 
 def _save(fig, ax, path: Path, xlabel: str, ylabel: str, title: str) -> None:
     ax.set_xlabel(xlabel)
@@ -69,3 +71,36 @@ def learning_curves_with_spread(series: dict[str, tuple], hlines: dict[str, floa
     for j, (name, level) in enumerate(hlines.items()):
         ax.axhline(level, linestyle="--", color=f"C{j + len(series)}", label=name)
     _save(fig, ax, path, xlabel, ylabel, title)
+
+
+def curves_with_bands(series: dict[str, tuple], path: Path, xlabel: str, ylabel: str, title: str = "") -> None:
+    """One line per run: ``{name: (x, centre, low, high)}`` with its band (e.g. an IQM over seeds and
+    its bootstrap confidence interval); points without a value are skipped."""
+    import numpy as np
+
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for i, (name, (x, centre, low, high)) in enumerate(series.items()):
+        seen = np.isfinite(centre)
+        ax.plot(np.asarray(x)[seen], centre[seen], color=f"C{i}", label=name)
+        ax.fill_between(np.asarray(x)[seen], low[seen], high[seen], color=f"C{i}", alpha=0.2)
+    _save(fig, ax, path, xlabel, ylabel, title)
+
+
+def performance_profiles(scores: dict[str, "np.ndarray"], path: Path, metric: str, higher_is_better: bool) -> None:
+    """Run-score distributions (Agarwal et al. 2021): for each threshold, the fraction of runs (seeds)
+    doing better than it, one step line per configuration."""
+    import numpy as np
+
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    values = np.concatenate([np.asarray(v, float) for v in scores.values()])
+    values = values[np.isfinite(values)]
+    if values.size:
+        taus = np.linspace(values.min(), values.max(), 101)
+        sign = 1.0 if higher_is_better else -1.0  # fraction with v < tau is the fraction with -v > -tau
+        for i, (name, v) in enumerate(scores.items()):
+            v = np.asarray(v, float)
+            fraction = performance_profile(sign * v, sign * taus)
+            ax.step(taus, fraction, where="post", color=f"C{i}", label=f"{name} ({v.size} runs)")
+    relation = ">" if higher_is_better else "<"
+    _save(fig, ax, path, f"threshold tau on {metric}", f"fraction of runs with {metric} {relation} tau",
+          "performance profile")

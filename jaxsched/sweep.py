@@ -1,0 +1,312 @@
+"""Seed and hyper-parameter sweeps with honest statistics.
+
+    python -m jaxsched.sweep --config configs/X.yaml --seeds 0:16 [key=v1,v2 ...] --out DIR [--shard I/N]
+
+The cells are the cartesian product of the swept keys' values; each cell is a normal run directory
+(``DIR/cells/<cell>/``) that trains all the seeds at once, vmapped in one process. ``--shard I/N``
+runs every N-th cell from the I-th (job arrays; each process its share). Resumable: a finished cell
+(its ``eval.json`` written) is skipped, a killed one resumes from its last checkpoint. Then, from every
+finished cell: ``DIR/summary.csv`` (one row per cell and seed: the swept values, ``seed``, ``run_dir``,
+the held-out ``final_<metric>`` of the trained policy and of each baseline, and the iterations the
+training curve took to reach each baseline) and ``DIR/report.md`` with the interquartile mean and 95%
+stratified-bootstrap confidence interval over seeds (:mod:`jaxsched.core.stats`), learning curves with
+CI bands and performance profiles.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import itertools
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from jaxsched.core import stats
+from jaxsched.core.plotting import curves_with_bands, performance_profiles
+from jaxsched.core.runs import Checkpointer, read_run_config
+from jaxsched.errors import CheckpointError, ConfigError, UsageError
+from jaxsched.experiment import TrainConfig, load_train_config, train, train_config
+from jaxsched.registry import build
+
+SMOOTHING = 10  # iterations in the running mean of a training curve (time to reach a baseline)
+BOOTSTRAP_REPS = 2000
+
+
+def parse_seeds(text: str) -> list[int]:
+    """``a:b`` (a, ..., b - 1) or ``x,y,z``."""
+    try:
+        if ":" in text:
+            low, high = (int(part) for part in text.split(":"))
+            seeds = list(range(low, high))
+        else:
+            seeds = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise UsageError(f"--seeds {text!r}: expected a:b or a,b,c") from None
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise UsageError(f"--seeds {text!r}: expected a non-empty set of distinct integers")
+    return seeds
+
+
+def parse_grid(texts: list[str]) -> list[tuple[str, list]]:
+    """``key=v1,v2`` -> (key, [v1, v2]); a value written as YAML ``[...]`` or ``{...}`` is one value."""
+    grid = []
+    for text in texts:
+        key, sep, raw = text.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"sweep axis {text!r} is not key=v1,v2,...")
+        raw = raw.strip()
+        pieces = [raw] if raw[:1] in "[{" else [piece for piece in raw.split(",")]
+        values = [yaml.safe_load(piece) if piece.strip() else "" for piece in pieces]
+        if key in dict(grid):
+            raise UsageError(f"sweep axis {key!r} given twice")
+        grid.append((key.strip(), values))
+    return grid
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    match = re.fullmatch(r"(\d+)/(\d+)", text.strip())
+    if not match or not 0 <= int(match.group(1)) < int(match.group(2)):
+        raise UsageError(f"--shard {text!r}: expected I/N with 0 <= I < N")
+    return int(match.group(1)), int(match.group(2))
+
+
+def _format(value) -> str:
+    return json.dumps(value) if isinstance(value, (dict, list)) else str(value)
+
+
+def cell_name(index: int, values: dict) -> str:
+    label = "__".join(f"{key}={_format(value)}" for key, value in values.items())
+    return re.sub(r"[^A-Za-z0-9._=+-]+", "-", f"cell{index:03d}" + (f"__{label}" if label else ""))[:150]
+
+
+def plan(config_path: Path, seeds: list[int], grid: list[tuple[str, list]]) -> list[tuple[str, dict, TrainConfig]]:
+    """Every cell ``(name, swept values, config)``, all checked before anything runs: an unknown key
+    or a bad value anywhere stops the sweep with nothing written."""
+    cells = []
+    for index, combination in enumerate(itertools.product(*(values for _, values in grid))):
+        values = dict(zip((key for key, _ in grid), combination))
+        overrides = [f"{key}={_format(value)}" for key, value in values.items()] + [f"seeds={seeds}"]
+        try:
+            config = load_train_config(config_path, overrides)
+            config.algo_config()
+            config.bc_config()
+            variant = build(config.env, **config.env_options)
+            if config.baselines is not None:
+                variant.check_baselines(config.baselines)
+        except (ConfigError, ValueError, TypeError) as error:
+            raise UsageError(f"cell {values}: {error}") from None
+        if config.eval_jobsets < 1:
+            raise UsageError("a sweep compares held-out evaluations: eval_jobsets must be >= 1")
+        cells.append((cell_name(index, values), values, config))
+    return cells
+
+
+def run_cell(config: TrainConfig, run_dir: Path, log=print) -> str:
+    """Trains one cell unless it is finished; resumes a killed one. Returns what it did."""
+    if (run_dir / "eval.json").exists():
+        return "finished before"
+    if (run_dir / "config.json").exists():
+        checkpointer = Checkpointer(run_dir)
+        step = checkpointer.latest_step()
+        checkpointer.close()
+        if step is not None:
+            train(config, run_dir, resume=True, log=log)
+            return f"resumed from iteration {step}"
+        for partial in ("config.json", "metrics.csv", "behaviour_cloning.json"):  # killed before its first
+            (run_dir / partial).unlink(missing_ok=True)  # checkpoint: nothing to keep
+        shutil.rmtree(run_dir / "checkpoints", ignore_errors=True)
+    train(config, run_dir, log=log)
+    return "trained"
+
+
+# ------------------------------------------------------------------------------------------ summary
+def _headline(config: TrainConfig):
+    return build(config.env, **config.env_options).headline
+
+
+def _metrics_by_seed(run_dir: Path, column: str) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    with open(run_dir / "metrics.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    out = {}
+    for seed in sorted({int(r["seed"]) for r in rows}):
+        mine = [r for r in rows if int(r["seed"]) == seed]
+        out[seed] = (np.array([int(r["iteration"]) for r in mine]), np.array([float(r[column]) for r in mine]))
+    return out
+
+
+def running_mean(values: np.ndarray, window: int) -> np.ndarray:
+    """Mean of the last ``window`` values at each point (fewer at the start), NaN-aware."""
+    out = np.full(values.shape, np.nan)
+    for i in range(len(values)):
+        chunk = values[max(0, i - window + 1): i + 1]
+        if np.any(np.isfinite(chunk)):
+            out[i] = np.nanmean(chunk)
+    return out
+
+
+def first_reaching(iterations, curve, level: float, higher_is_better: bool):
+    """The first iteration at which ``curve`` is at ``level`` or better, None if never."""
+    reached = curve >= level if higher_is_better else curve <= level
+    return int(iterations[np.argmax(reached)]) if np.any(reached) else None
+
+
+def summary_rows(out: Path, grid_keys: list[str]) -> list[dict]:
+    """One row per finished cell and seed (see the module doc)."""
+    rows = []
+    for run_dir in sorted((out / "cells").glob("*")):
+        if not (run_dir / "eval.json").exists():
+            continue
+        config = train_config(read_run_config(run_dir))
+        headline = _headline(config)
+        policies = json.loads((run_dir / "eval.json").read_text())["policies"]
+        baselines = [name for name in policies if not name.startswith("trained-")]
+        curves = _metrics_by_seed(run_dir, headline.train_metric)
+        swept = json.loads((run_dir / "sweep_cell.json").read_text())["values"]
+        for seed in config.seeds:
+            row = {**{key: _format(swept[key]) for key in grid_keys}, "seed": seed,
+                   "run_dir": str(run_dir.relative_to(out))}
+            for label, name in (("", f"trained-s{seed}"), ("sampled_", f"trained-s{seed}-sampled"),
+                                *((f"{b}_", b) for b in baselines)):
+                for metric, value in policies[name].items():
+                    if isinstance(value, (int, float)) and not isinstance(value, bool):
+                        row[f"final_{label}{metric}"] = value
+            iterations, values = curves[seed]
+            smooth = running_mean(values, SMOOTHING)
+            for b in baselines:
+                row[f"iterations_to_{b}"] = first_reaching(iterations, smooth, policies[b][headline.eval_metric],
+                                                           headline.higher_is_better)
+            rows.append(row)
+    return rows
+
+
+def write_summary(out: Path, grid_keys: list[str]) -> list[dict]:
+    rows = summary_rows(out, grid_keys)
+    if not rows:
+        return rows
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    with open(out / "summary.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, columns)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in columns})
+    write_report(out, grid_keys, rows)
+    return rows
+
+
+def write_report(out: Path, grid_keys: list[str], rows: list[dict]) -> None:
+    """report.md: per cell, IQM [95% CI] over seeds of the trained policy's headline metric beside the
+    baselines', finished / jobs where the family counts jobs; learning curves; performance profiles."""
+    cells = list(dict.fromkeys(row["run_dir"] for row in rows))
+    first = train_config(read_run_config(out / cells[0]))
+    headline = _headline(first)
+    metric, better = headline.eval_metric, "higher" if headline.higher_is_better else "lower"
+    lines = [f"# Sweep report: {first.env}, {first.algo}", "",
+             f"Held-out `{metric}` ({better} is better) of each seed's trained policy (greedy; sampled in its "
+             f"own column): interquartile mean over seeds and 95% stratified-bootstrap CI ({BOOTSTRAP_REPS} "
+             f"resamples). Baselines are deterministic on the same held-out instances. Budget per seed: "
+             f"{first.iterations} iterations.", ""]
+    header = ["cell", *grid_keys, "seeds", "trained IQM [95% CI]", "sampled IQM [95% CI]"]
+    jobs = f"final_finished" in rows[0]
+    if jobs:
+        header.append("finished / jobs (trained, all seeds)")
+    baselines = [k[len("iterations_to_"):] for k in rows[0] if k.startswith("iterations_to_")]
+    header += [f"{b}" for b in baselines] + [f"seeds beating {b}" for b in baselines]
+    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    final_by_cell, band_series = {}, {}
+    for cell in cells:
+        mine = [row for row in rows if row["run_dir"] == cell]
+        trained = np.array([row[f"final_{metric}"] for row in mine], float)
+        sampled = np.array([row[f"final_sampled_{metric}"] for row in mine], float)
+        final_by_cell[cell] = trained
+        cells_line = [cell.split("/")[-1].split("__")[0], *(str(mine[0][k]) for k in grid_keys), str(len(mine))]
+        for values in (trained, sampled):
+            if np.all(np.isfinite(values)):
+                s = stats.summarize_over_seeds(values, headline.higher_is_better, reps=BOOTSTRAP_REPS)
+                cells_line.append(f"{s['iqm']:.3f} [{s['ci_low']:.3f}, {s['ci_high']:.3f}]")
+            else:
+                cells_line.append(f"{int(np.sum(~np.isfinite(values)))} seed(s) without a value")
+        if jobs:
+            cells_line.append(f"{sum(int(r['final_finished']) for r in mine)} / {sum(int(r['final_jobs']) for r in mine)}")
+        for b in baselines:
+            cells_line.append(f"{mine[0][f'final_{b}_{metric}']:.3f}")
+        for b in baselines:
+            level = mine[0][f"final_{b}_{metric}"]
+            beat = np.sum(trained > level) if headline.higher_is_better else np.sum(trained < level)
+            cells_line.append(f"{int(beat)}/{len(trained)}")
+        lines.append("| " + " | ".join(cells_line) + " |")
+        band_series[cell.split("/")[-1]] = _curve_band(out / cell, headline.train_metric)
+    unfinished = jobs and any(int(r["final_finished"]) < int(r["final_jobs"]) for r in rows)
+    if unfinished:
+        lines += ["", "**Some trained policies left jobs unfinished**: their means cover finished jobs only; "
+                      "such a row has not beaten a baseline that finishes every job."]
+    curves_with_bands(band_series, out / "learning_curves.png", "iteration",
+                      f"training {headline.train_metric} (running mean of {SMOOTHING})",
+                      title=f"{first.env} {first.algo}: IQM over seeds, 95% bootstrap CI band")
+    performance_profiles({name.split("/")[-1]: v for name, v in final_by_cell.items()},
+                         out / "performance_profile.png", metric, headline.higher_is_better)
+    lines += ["", "![learning curves](learning_curves.png)", "", "![performance profile](performance_profile.png)",
+              "", f"Rows: `summary.csv` (one per cell and seed)."]
+    (out / "report.md").write_text("\n".join(lines) + "\n")
+
+
+def _curve_band(run_dir: Path, column: str):
+    """(iterations, IQM, CI low, CI high) over seeds of the smoothed training curve."""
+    by_seed = _metrics_by_seed(run_dir, column)
+    iterations = next(iter(by_seed.values()))[0]
+    matrix = np.stack([running_mean(values, SMOOTHING) for _, values in by_seed.values()])
+    centre, low, high = (np.full(len(iterations), np.nan) for _ in range(3))
+    for i in range(len(iterations)):
+        column_values = matrix[:, i]
+        if np.all(np.isfinite(column_values)):
+            centre[i] = stats.iqm(column_values)
+            low[i], high[i] = stats.stratified_bootstrap_ci(column_values, reps=200, seed=i)
+    return iterations, centre, low, high
+
+
+# ------------------------------------------------------------------------------------------ command
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m jaxsched.sweep", description=__doc__.splitlines()[0])
+    parser.add_argument("--config", type=Path, required=True, help="the base YAML experiment config")
+    parser.add_argument("--seeds", default="0:8", help="a:b or a,b,c (default 0:8); vmapped in each cell")
+    parser.add_argument("axes", nargs="*", help="swept keys: key=v1,v2,... (e.g. algo_options.lr=1e-3,3e-4)")
+    parser.add_argument("--out", type=Path, required=True, help="the sweep directory")
+    parser.add_argument("--shard", default="0/1", help="I/N: run cells I, I + N, I + 2N, ... (default all)")
+    args = parser.parse_args(argv)
+    try:
+        seeds = parse_seeds(args.seeds)
+        grid = parse_grid(args.axes)
+        shard, shards = parse_shard(args.shard)
+        if not args.config.exists():
+            raise UsageError(f"config file not found: {args.config}")
+        cells = plan(args.config, seeds, grid)
+    except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    mine = [cell for index, cell in enumerate(cells) if index % shards == shard]
+    print(f"sweep: {len(cells)} cell(s) x {len(seeds)} seeds; this process runs {len(mine)} (shard {shard}/{shards})")
+    try:
+        for number, (name, values, config) in enumerate(mine, start=1):
+            run_dir = args.out / "cells" / name
+            print(f"[{number}/{len(mine)}] {name}", flush=True)
+            run_dir.mkdir(parents=True, exist_ok=True)
+            (run_dir / "sweep_cell.json").write_text(json.dumps({"values": values, "seeds": seeds}, indent=1))
+            did = run_cell(config, run_dir)
+            print(f"[{number}/{len(mine)}] {name}: {did}", flush=True)
+    except (ConfigError, CheckpointError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    rows = write_summary(args.out, [key for key, _ in grid])
+    finished = len({row["run_dir"] for row in rows})
+    print(f"wrote {args.out / 'summary.csv'} and {args.out / 'report.md'} ({finished} of {len(cells)} cells finished)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+"""The sweep command: cells x seeds as run directories, resumable, bit-for-bit summary, clear errors."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from jaxsched.sweep import first_reaching, main, parse_grid, running_mean
+
+import numpy as np
+
+TINY = """
+env: deeprm
+env_options: {num_slots: 3, simu_len: 5, backlog_size: 4}
+algo: reinforce
+algo_options: {num_jobsets: 2, num_rollouts: 2, episode_len: 12}
+iterations: 2
+chunk: 1
+checkpoint_every: 1
+eval_jobsets: 3
+baselines: [sjf, random]
+"""
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory):
+    root = tmp_path_factory.mktemp("sweep")
+    (root / "tiny.yaml").write_text(TINY)
+    out = root / "a"
+    argv = ["--config", str(root / "tiny.yaml"), "--seeds", "0:2", "algo_options.lr=1e-3,1e-2", "--out", str(out)]
+    assert main(argv) == 0
+    return root, argv, out
+
+
+def rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_summary_has_a_row_per_cell_and_seed(swept):
+    _, _, out = swept
+    table = rows(out / "summary.csv")
+    assert [(r["algo_options.lr"], r["seed"]) for r in table] == [("1e-3", "0"), ("1e-3", "1"), ("1e-2", "0"),
+                                                                 ("1e-2", "1")]
+    for column in ("run_dir", "final_mean_slowdown", "final_sampled_mean_slowdown", "final_sjf_mean_slowdown",
+                   "final_random_mean_slowdown", "final_finished", "final_jobs", "iterations_to_sjf"):
+        assert column in table[0]
+    assert all((out / r["run_dir"] / "eval.json").exists() for r in table)
+    assert float(table[0]["final_sjf_mean_slowdown"]) == float(table[2]["final_sjf_mean_slowdown"])  # same held-out set
+    report = (out / "report.md").read_text()
+    assert "IQM" in report and "seeds beating sjf" in report
+    assert (out / "learning_curves.png").exists() and (out / "performance_profile.png").exists()
+
+
+def test_same_command_same_summary_and_finished_cells_skipped(swept, capsys):
+    root, argv, out = swept
+    again = root / "b"  # the first cell again, in another directory (shard 0 of 2)
+    assert main(argv[:-1] + [str(again), "--shard", "0/2"]) == 0
+    assert rows(again / "summary.csv") == rows(out / "summary.csv")[:2]
+    capsys.readouterr()
+    assert main(argv) == 0  # everything finished: nothing retrained
+    assert capsys.readouterr().out.count("finished before") == 2
+
+
+def test_a_killed_cell_resumes_from_its_checkpoint(swept, capsys):
+    root, argv, out = swept
+    cell = sorted((out / "cells").iterdir())[0]
+    (cell / "eval.json").unlink()  # as if killed after its last checkpoint, before the evaluation
+    before = (out / "summary.csv").read_bytes()
+    capsys.readouterr()
+    assert main(argv) == 0
+    assert "resumed from iteration 2" in capsys.readouterr().out
+    assert (out / "summary.csv").read_bytes() == before
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["no_such_key=1,2"], "unknown config key"),
+    (["algo_options.no_such=1"], "unknown config key"),
+    (["--shard", "3/2"], "--shard"),
+    (["--seeds", "a:b"], "--seeds"),
+])
+def test_bad_input_is_one_line_and_writes_nothing(swept, tmp_path, capsys, extra, message):
+    root, _, _ = swept
+    out = tmp_path / "never"
+    assert main(["--config", str(root / "tiny.yaml"), "--out", str(out), *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_grid_and_curve_helpers():
+    assert parse_grid(["a=1,2", "b.c=x", "d=[1, 2]"]) == [("a", [1, 2]), ("b.c", ["x"]), ("d", [[1, 2]])]
+    curve = running_mean(np.array([5.0, 3.0, np.nan, 1.0]), 2)
+    np.testing.assert_allclose(curve, [5.0, 4.0, 3.0, 1.0])
+    assert first_reaching(np.array([1, 2, 3, 4]), curve, 3.0, higher_is_better=False) == 3
+    assert first_reaching(np.array([1, 2, 3, 4]), curve, 0.5, higher_is_better=False) is None
