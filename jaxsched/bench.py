@@ -1,7 +1,8 @@
 """Benchmarks: ``python -m jaxsched.bench env|train|vm``.
 
 ``env [--batch-sizes 1,64,1024,4096] [--steps 200]``: environment steps per second.
-``train [--config configs/deeprm_slowdown.yaml] [key=value ...]``: seconds per REINFORCE iteration.
+``train [--devices 1,auto] [--config X.yaml key=value ...]``: seconds per training iteration on one
+device and on all (paper-size REINFORCE and CVD-RL at 50 PMs by default), each in its own process.
 ``vm [--num-pms 50,100] [--batch 1024] [--steps 200] [--trace FILE] [--cpu-devices N]``: VM placement
 steps per second, the batch split over N XLA:CPU devices, default one per core (see :func:`bench_vm`).
 
@@ -17,6 +18,7 @@ import argparse
 import json
 import os
 import platform
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -26,6 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxsched.baselines.vm import best_fit
+from jaxsched.core.devices import rerun_with_host_devices, usable_cores
 from jaxsched.core.rollout import auto_reset_step
 from jaxsched.experiment import Experiment, load_train_config
 from jaxsched.registry import build
@@ -93,37 +96,75 @@ def bench_env(batch_sizes, steps: int, repeats: int, load: float, out: Path | No
     return rows
 
 
-def bench_train(config_path: Path, overrides: list[str], repeats: int, out: Path | None) -> dict:
-    """Seconds per REINFORCE iteration (rollouts + update, one jitted call), compilation excluded."""
-    config = load_train_config(config_path, overrides + ["seeds=[0]"])
+TRAIN_WORKLOADS = (  # (label, config, overrides): what `bench train` times by default
+    ("REINFORCE, paper size (100 jobsets x 20 rollouts), 1 seed", Path("configs/deeprm_slowdown.yaml"), []),
+    ("REINFORCE, 20 jobsets x 10 rollouts, 2 seeds", Path("configs/deeprm_slowdown.yaml"),
+     ["seeds=[0,1]", "algo_options.num_jobsets=20", "algo_options.num_rollouts=10"]),
+    ("CVD-RL, 50 PMs, 1 seed", Path("configs/vm_cvd_frag_impact.yaml"), ["env_options.num_pms=50"]),
+)
+
+
+def time_train_iteration(config_path: Path, overrides: list[str], devices, repeats: int) -> dict:
+    """Seconds per training iteration (rollouts + update of every seed, one jitted call; one seed unless
+    the overrides set ``seeds``) on ``devices``, compilation excluded, after ``block_until_ready``."""
+    seeds = [] if any(o.startswith("seeds=") for o in overrides) else ["seeds=[0]"]
+    config = load_train_config(config_path, overrides + seeds + [f"devices={devices}"])
     experiment = Experiment.from_config(config)
-    state = experiment.init_fn(jax.random.PRNGKey(0))
+    states, _ = experiment.initial_states(log=lambda *_: None)
+    step = experiment.make_chunk(1)
     t0 = time.perf_counter()
-    state, metrics = experiment.update_fn(state)
+    states, metrics = step(states)
     jax.block_until_ready(metrics)
     first = time.perf_counter() - t0
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
-        state, metrics = experiment.update_fn(state)
+        states, metrics = step(states)
         jax.block_until_ready(metrics)
         times.append(time.perf_counter() - t0)
-    algo = experiment.algo
-    row = {"config": str(config_path), "overrides": overrides, "env": config.env,
-           "env_options": config.env_options, "network": algo.network, "jobsets": algo.num_jobsets,
-           "rollouts": algo.num_rollouts, "episode_len": algo.episode_len,
-           "seconds_per_iteration_median": float(np.median(times)), "seconds_per_iteration_min": min(times),
-           "first_call_with_compile_s": first, "decisions_per_iteration": float(metrics["decisions"]),
-           "hardware": _hardware(), "repeats": repeats}
-    print(f"{algo.network} J={algo.num_jobsets} N={algo.num_rollouts} L={algo.episode_len}: "
-          f"{row['seconds_per_iteration_median']:.2f} s/iteration (median of {repeats}; min "
-          f"{row['seconds_per_iteration_min']:.2f}; first call with compilation {first:.1f} s), "
-          f"{row['decisions_per_iteration'] / row['seconds_per_iteration_median']:,.0f} decisions/s")
+    mesh = experiment.mesh
+    return {"config": str(config_path), "overrides": overrides, "devices": 1 if mesh is None else mesh.size,
+            "seconds_per_iteration_median": float(np.median(times)), "seconds_per_iteration_min": min(times),
+            "first_call_with_compile_s": first, "decisions_per_iteration": float(metrics["decisions"].sum()),
+            "hardware": _hardware(), "repeats": repeats}
+
+
+def bench_train(workloads, device_specs: list, repeats: int, out: Path | None) -> list[dict]:
+    """Each workload timed once per device count, each in its own process (XLA fixes its device
+    count at start), and the speed-up of all devices over one."""
+    rows = []
+    for label, config_path, overrides in workloads:
+        for spec in device_specs:
+            count = usable_cores() if spec == "auto" else int(spec)
+            environment = dict(os.environ, XLA_FLAGS=f"{os.environ.get('XLA_FLAGS', '')} "
+                                                     f"--xla_force_host_platform_device_count={max(count, 1)}".strip())
+            command = [sys.executable, "-m", "jaxsched.bench", "train-worker", "--config", str(config_path),
+                       "--devices", str(spec), "--repeats", str(repeats), *overrides]
+            done = subprocess.run(command, env=environment, capture_output=True, text=True)
+            lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
+            if done.returncode != 0 or not lines:
+                raise SystemExit(f"bench train worker failed ({' '.join(command)}):\n{done.stderr[-2000:]}")
+            row = {"workload": label, "device_spec": spec, **json.loads(lines[-1][len("RESULT "):])}
+            rows.append(row)
+            print(f"{label:50s} devices={row['devices']}  {row['seconds_per_iteration_median']:7.2f} s/iteration "
+                  f"(min {row['seconds_per_iteration_min']:.2f}; compile {row['first_call_with_compile_s']:.0f} s), "
+                  f"{row['decisions_per_iteration'] / row['seconds_per_iteration_median']:,.0f} decisions/s", flush=True)
+    speedups = []
+    for label, _, _ in workloads:
+        mine = [r for r in rows if r["workload"] == label]
+        one = [r for r in mine if r["devices"] == 1]
+        most = max(mine, key=lambda r: r["devices"])
+        if one and most["devices"] > 1:
+            speedup = one[0]["seconds_per_iteration_median"] / most["seconds_per_iteration_median"]
+            speedups.append(speedup)
+            print(f"{label}: {most['devices']} devices {speedup:.2f}x faster than 1")
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(row, indent=1))
+        out.write_text(json.dumps({"rows": rows, "speedups": speedups}, indent=1))
         print(f"wrote {out}")
-    return row
+    if speedups:
+        print(f"train speedup with all devices: {min(speedups):.1f}x")
+    return rows
 
 
 def make_vm_runner(env, params, policy, steps: int):
@@ -202,20 +243,6 @@ def bench_vm(num_pms_list, batch: int, steps: int, repeats: int, window: int, ou
     return rows
 
 
-def rerun_with_cpu_devices(count: int, argv: list[str]) -> None:
-    """Starts this command again with ``count`` XLA:CPU devices, unless it already has them.
-
-    One XLA:CPU computation keeps about one core busy however large its batch (measured: 1 and 2
-    cores give the same VM steps/s), so the batch is split over one CPU device per core. XLA reads
-    the device count only when it starts, hence the new process."""
-    flags = os.environ.get("XLA_FLAGS", "")
-    if count <= 1 or "xla_force_host_platform_device_count" in flags:
-        return
-    environment = dict(os.environ, XLA_FLAGS=f"{flags} --xla_force_host_platform_device_count={count}".strip())
-    sys.stdout.flush()
-    os.execve(sys.executable, [sys.executable, "-m", "jaxsched.bench", *argv], environment)
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m jaxsched.bench", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="what", required=True)
@@ -225,11 +252,18 @@ def main(argv=None) -> int:
     env.add_argument("--repeats", type=int, default=3)
     env.add_argument("--load", type=float, default=0.7)
     env.add_argument("--out", type=Path, default=Path("results/bench_env.json"))
-    train = sub.add_parser("train", help="seconds per REINFORCE iteration at the paper's size")
-    train.add_argument("--config", type=Path, default=Path("configs/deeprm_slowdown.yaml"))
-    train.add_argument("overrides", nargs="*", help="key=value config overrides")
+    train = sub.add_parser("train", help="seconds per training iteration on 1 device and on all (default: "
+                           "paper-size REINFORCE and CVD-RL at 50 PMs)")
+    train.add_argument("--config", type=Path, help="time this config instead of the default workloads")
+    train.add_argument("overrides", nargs="*", help="key=value config overrides (with --config)")
+    train.add_argument("--devices", default="1,auto", help="device counts to compare, e.g. 1,auto or 1,2")
     train.add_argument("--repeats", type=int, default=3)
-    train.add_argument("--out", type=Path, default=Path("results/bench_train.json"))
+    train.add_argument("--out", type=Path, default=Path("runs/bench_train.json"))
+    worker = sub.add_parser("train-worker", help=argparse.SUPPRESS)
+    worker.add_argument("--config", type=Path, required=True)
+    worker.add_argument("--devices", required=True)
+    worker.add_argument("--repeats", type=int, default=3)
+    worker.add_argument("overrides", nargs="*")
     vm = sub.add_parser("vm", help="VM placement steps/s (Best-Fit) for a batch of episodes")
     vm.add_argument("--num-pms", default="50,100")
     vm.add_argument("--batch", type=int, default=1024)
@@ -238,7 +272,7 @@ def main(argv=None) -> int:
     vm.add_argument("--repeats", type=int, default=3)
     vm.add_argument("--trace", type=Path, help="Huawei trace file (huawei-east-1-lifetimes.csv); default: synthetic")
     vm.add_argument("--out", type=Path, default=Path("results/bench_vm.json"))
-    vm.add_argument("--cpu-devices", type=int, default=len(os.sched_getaffinity(0)),
+    vm.add_argument("--cpu-devices", type=int, default=usable_cores(),
                     help="XLA:CPU devices to split the batch over (default: the cores this process may use)")
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
@@ -251,13 +285,21 @@ def main(argv=None) -> int:
 
     if args.what == "vm":
         sizes = int_list("--num-pms", args.num_pms)
-        rerun_with_cpu_devices(args.cpu_devices, argv)
+        rerun_with_host_devices(args.cpu_devices, "jaxsched.bench", argv)
         print(f"hardware: {_hardware()}")
         if args.trace is not None and not args.trace.exists():
             parser.error(f"--trace {args.trace}: file not found")
         bench_vm(sizes, args.batch, args.steps, args.repeats, args.window, args.out, args.trace)
     if args.what == "train":
-        bench_train(args.config, args.overrides, args.repeats, args.out)
+        specs = [s.strip() for s in args.devices.split(",") if s.strip()]
+        if not specs or any(s != "auto" and not s.isdigit() for s in specs):
+            parser.error(f"--devices must be a comma list of counts or auto, got {args.devices!r}")
+        workloads = TRAIN_WORKLOADS if args.config is None else ((str(args.config), args.config, args.overrides),)
+        print(f"hardware: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, jax {jax.__version__}")
+        bench_train(workloads, specs, args.repeats, args.out)
+    if args.what == "train-worker":
+        devices = args.devices if args.devices == "auto" else int(args.devices)
+        print("RESULT " + json.dumps(time_train_iteration(args.config, args.overrides, devices, args.repeats)))
     if args.what == "env":
         sizes = int_list("--batch-sizes", args.batch_sizes)
         print(f"hardware: {_hardware()}")

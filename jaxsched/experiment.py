@@ -10,6 +10,7 @@ load (:func:`migrate`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import time
 from pathlib import Path
@@ -17,11 +18,13 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.sharding import NamedSharding, PartitionSpec
 from tqdm import tqdm
 
 from jaxsched.algos import ALGORITHMS
 from jaxsched.algos.bc import BCConfig, train_behaviour_cloning
 from jaxsched.core.config import build_config, load_config, to_dict
+from jaxsched.core.devices import make_mesh, parse_devices, seed_sharding, sharding_instances
 from jaxsched.core.runs import (Checkpointer, MetricsLog, check_same_config, read_run_config, write_evaluation,
                                 write_run_config)
 from jaxsched.errors import CheckpointError, ConfigError, check_positive
@@ -49,6 +52,7 @@ class TrainConfig:
     eval_jobsets: int = 20  # held-out jobsets for the final evaluation; 0 skips it (evaluate the checkpoints apart)
     eval_seed: int = 99991
     baselines: list[str] | None = None  # heuristics in the held-out evaluation; null: the family's default
+    devices: int | str = 1  # "auto" (every local device; on CPU one per core) or N: data parallel (core/devices.py)
 
     def __post_init__(self):
         if self.algo not in ALGORITHMS:
@@ -56,6 +60,7 @@ class TrainConfig:
         if self.bc is not None and not ALGORITHMS[self.algo].supports_bc:
             raise ValueError(f"behaviour cloning (bc) does not apply to algo {self.algo!r}")
         check_positive(self, "iterations", "chunk", "checkpoint_every")
+        parse_devices(self.devices)
         if self.eval_jobsets < 0:
             raise ValueError("eval_jobsets must be >= 0 (0 skips the held-out evaluation)")
         if self.checkpoint_every % self.chunk:
@@ -170,17 +175,39 @@ class Experiment:
             return jax.tree.map(lambda *xs: jnp.stack(xs), *states)
         return jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), jax.eval_shape(init_all))
 
+    @functools.cached_property
+    def mesh(self):
+        """The devices' mesh, None for one device."""
+        return None if self.config.devices == 1 else make_mesh(self.config.devices)
+
     def make_chunk(self, length: int):
         """A jitted ``states -> (states, metrics [length, seeds])``: ``length`` vmapped iterations in a
-        scan, or, for ``length`` 1, the iteration itself (no loop around it)."""
+        scan, or, for ``length`` 1, the iteration itself (no loop around it). With several devices the
+        seeds are split over them when they divide evenly, else each seed's instances are."""
         update_all = jax.vmap(self.update_fn)
         if length == 1:
-            def one_iteration(states):
+            def chunk(states):
                 states, metrics = update_all(states)
                 return states, jax.tree.map(lambda m: m[None], metrics)
+        else:
+            def chunk(states):
+                return jax.lax.scan(lambda s, _: update_all(s), states, None, length=length)
+        mesh = self.mesh
+        if mesh is None or mesh.size == 1:
+            return jax.jit(chunk)
+        if len(self.config.seeds) % mesh.size == 0:  # states [seeds, ...], metrics [length, seeds]
+            by_seed = seed_sharding(mesh)
+            jitted = jax.jit(chunk, in_shardings=(by_seed,),
+                             out_shardings=(by_seed, NamedSharding(mesh, PartitionSpec(None, "batch"))))
+            return lambda states: jitted(jax.device_put(states, by_seed))  # one layout: compiled once
+        replicated = NamedSharding(mesh, PartitionSpec())  # the same in and out: no recompilation
+        jitted = jax.jit(chunk, in_shardings=(replicated,), out_shardings=replicated)
 
-            return jax.jit(one_iteration)
-        return jax.jit(lambda s: jax.lax.scan(lambda s, _: update_all(s), s, None, length=length))
+        def instances_split(states):
+            with sharding_instances(mesh):  # read when the learner's update is traced
+                return jitted(states)
+
+        return instances_split
 
 
 def _finite(tree) -> bool:
@@ -194,6 +221,7 @@ def train(config: TrainConfig, out: Path, resume: bool = False, log=print) -> Pa
     """Runs (or resumes) the experiment into the run directory ``out``: learn -> block -> log ->
     checkpoint in jitted chunks of ``chunk`` iterations (as in Stoix), then the held-out evaluation."""
     experiment = Experiment.from_config(config)
+    experiment.mesh  # a device count above what exists fails here, before anything is written
     if getattr(experiment.algo, "network", None) == "cnn" and config.chunk > 1:
         log(f"warning: chunk {config.chunk} scans the CNN's iterations, which XLA:CPU runs ~12x slower than "
             "chunk=1 (fine on GPU)")

@@ -212,7 +212,7 @@ def write_report(out: Path, grid_keys: list[str], rows: list[dict]) -> None:
              f"resamples). Baselines are deterministic on the same held-out instances. Budget per seed: "
              f"{first.iterations} iterations.", ""]
     header = ["cell", *grid_keys, "seeds", "trained IQM [95% CI]", "sampled IQM [95% CI]"]
-    jobs = f"final_finished" in rows[0]
+    jobs = "final_finished" in rows[0]
     if jobs:
         header.append("finished / jobs (trained, all seeds)")
     baselines = [k[len("iterations_to_"):] for k in rows[0] if k.startswith("iterations_to_")]
@@ -251,7 +251,7 @@ def write_report(out: Path, grid_keys: list[str], rows: list[dict]) -> None:
     performance_profiles({name.split("/")[-1]: v for name, v in final_by_cell.items()},
                          out / "performance_profile.png", metric, headline.higher_is_better)
     lines += ["", "![learning curves](learning_curves.png)", "", "![performance profile](performance_profile.png)",
-              "", f"Rows: `summary.csv` (one per cell and seed)."]
+              "", "Rows: `summary.csv` (one per cell and seed)."]
     (out / "report.md").write_text("\n".join(lines) + "\n")
 
 

@@ -16,6 +16,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from jaxsched.core.devices import rerun_with_host_devices
 from jaxsched.core.runs import read_run_config
 from jaxsched.errors import CheckpointError, ConfigError
 from jaxsched.experiment import load_train_config, train, train_config
@@ -32,7 +33,12 @@ def main(argv=None) -> int:
     parser.add_argument("--seeds", help="comma list of seeds, trained together (vmapped)")
     parser.add_argument("--out", type=Path, help="run directory (default runs/<config name>)")
     parser.add_argument("--resume", type=Path, help="continue the run in this directory")
+    from_command_line = argv is None  # only then may it restart itself with more host devices
     args = parser.parse_args(argv)
+    if not (args.config or args.resume or args.overrides):
+        parser.print_usage(sys.stderr)
+        print("error: give --config FILE (see configs/), --resume DIR or key=value settings", file=sys.stderr)
+        return 2
     try:
         overrides = list(args.overrides)
         if args.seeds:
@@ -44,9 +50,13 @@ def main(argv=None) -> int:
         if args.resume:
             saved = read_run_config(args.resume)
             config = load_train_config(args.config, overrides) if args.config else train_config(saved, overrides)
-            train(config, args.resume, resume=True)
         else:
             config = load_train_config(args.config, overrides)
+        if from_command_line:
+            rerun_with_host_devices(config.devices, "jaxsched.train", sys.argv[1:])
+        if args.resume:
+            train(config, args.resume, resume=True)
+        else:
             train(config, args.out or _default_out(args.config))
     except (ConfigError, CheckpointError) as error:
         print(f"error: {error}", file=sys.stderr)

@@ -35,6 +35,7 @@ import jax.numpy as jnp
 import optax
 from flax import struct
 
+from jaxsched.core.devices import shard_batch
 from jaxsched.errors import check_positive
 
 
@@ -245,7 +246,7 @@ def make_train(variant, config: DQNConfig, data_key: jax.Array, model: QModel | 
             return (env_state, episode_return), (transition, finished)
 
         (env_state, episode_return), (transitions, (done, returns)) = jax.lax.scan(
-            rollout_step, (train_state.env_state, train_state.episode_return),
+            rollout_step, shard_batch((train_state.env_state, train_state.episode_return)),  # over devices
             jax.random.split(rollout_key, config.rollout_steps))
         flat = jax.tree.map(lambda x: x.reshape((-1,) + x.shape[2:]), transitions)
         replay = train_state.replay.push(*flat)

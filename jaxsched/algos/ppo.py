@@ -30,6 +30,7 @@ import jax.numpy as jnp
 import optax
 from flax import struct
 
+from jaxsched.core.devices import shard_batch
 from jaxsched.core.networks import ActorCritic, apply_batched, make_policy_fn, masked_entropy, masked_log_probs
 from jaxsched.core.rollout import select_tree
 from jaxsched.core.variant import Variant
@@ -158,7 +159,7 @@ def make_train(variant: Variant, config: PPOConfig, data_key: jax.Array) -> tupl
         else:
             pick = jax.random.randint(key, (E,), 0, config.num_jobsets)
             batch = jax.tree.map(lambda x: x[pick], pool)
-        return jax.vmap(env.initial_state)(with_gamma(batch, E))
+        return shard_batch(jax.vmap(env.initial_state)(with_gamma(batch, E)))  # split over devices, if asked
 
     def init_fn(key: jax.Array, initial_params=None) -> TrainState:
         key, net_key, env_key = jax.random.split(key, 3)
@@ -198,7 +199,7 @@ def make_train(variant: Variant, config: PPOConfig, data_key: jax.Array) -> tupl
     def update_fn(state: TrainState) -> tuple[TrainState, dict[str, jax.Array]]:
         key, restart_key, rollout_key, shuffle_key = jax.random.split(state.key, 4)
         restarts = fresh_starts(restart_key)
-        carry = (state.env_state, state.obs, state.episode_return)
+        carry = shard_batch((state.env_state, state.obs, state.episode_return))
         carry, (transitions, ended) = jax.lax.scan(lambda c, k: env_step(state.params, restarts, c, k), carry,
                                                    jax.random.split(rollout_key, T))
         _, last_value = apply_batched(network, state.params, carry[1].features, 1)

@@ -38,6 +38,7 @@ from flax import struct
 
 from jaxsched.core.networks import (NETWORKS, ValueNetwork, apply_batched, init_network, make_network,
                                     make_policy_fn, masked_entropy, masked_log_probs)
+from jaxsched.core.devices import shard_batch
 from jaxsched.core.rollout import Trajectory, collect_batch
 from jaxsched.core.variant import Variant
 from jaxsched.errors import check_positive
@@ -211,8 +212,8 @@ def make_train(variant: Variant, config: ReinforceConfig, data_key: jax.Array) -
     @jax.jit
     def update_fn(state: TrainState) -> tuple[TrainState, dict[str, jax.Array]]:
         key, jobset_key, rollout_key = jax.random.split(state.key, 3)
-        batched_params = variant.sample_params(jobset_key, config.num_jobsets) if config.resample_jobsets \
-            else fixed
+        batched_params = shard_batch(variant.sample_params(jobset_key, config.num_jobsets)
+                                     if config.resample_jobsets else fixed)  # split over devices, if asked
         policy = make_policy_fn(network, state.params, greedy=False)
         traj = collect_batch(env, batched_params, policy, rollout_key, config.num_rollouts, L)
         returns = discounted_returns(traj.reward, traj.valid, config.gamma)  # [L, J, N]

@@ -80,10 +80,11 @@ def read_run_config(run_dir: Path) -> dict:
 
 
 def check_same_config(saved: dict, requested: dict, run_dir: Path) -> None:
-    """Raises naming every key whose value differs (ignoring ``iterations``, which a resume may extend)."""
+    """Raises naming every key whose value differs, ignoring ``iterations`` (a resume may extend it)
+    and ``devices`` (a resume may run on another machine)."""
     keys = sorted(set(saved) | set(requested))
     diffs = [f"{k}: checkpoint {saved.get(k)!r} vs requested {requested.get(k)!r}"
-             for k in keys if k != "iterations" and saved.get(k) != requested.get(k)]
+             for k in keys if k not in ("iterations", "devices") and saved.get(k) != requested.get(k)]
     if diffs:
         raise CheckpointError(f"the checkpoint in {run_dir} was trained with a different config; refusing "
                               "to resume:\n  " + "\n  ".join(diffs))
