@@ -215,13 +215,11 @@ def _finite(tree) -> bool:
                if jnp.issubdtype(jnp.asarray(x).dtype, jnp.floating))
 
 
-
-
 def train(config: TrainConfig, out: Path, resume: bool = False, log=print) -> Path:
     """Runs (or resumes) the experiment into the run directory ``out``: learn -> block -> log ->
     checkpoint in jitted chunks of ``chunk`` iterations (as in Stoix), then the held-out evaluation."""
     experiment = Experiment.from_config(config)
-    experiment.mesh  # a device count above what exists fails here, before anything is written
+    _ = experiment.mesh  # a device count above what exists fails here, before anything is written
     if getattr(experiment.algo, "network", None) == "cnn" and config.chunk > 1:
         log(f"warning: chunk {config.chunk} scans the CNN's iterations, which XLA:CPU runs ~12x slower than "
             "chunk=1 (fine on GPU)")
