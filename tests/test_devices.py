@@ -24,28 +24,19 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = r"""
 import json, sys, jax, numpy as np
 from jaxsched.experiment import Experiment, train_config
-SMALL = {
-    "reinforce": {"num_jobsets": 4, "num_rollouts": 2, "episode_len": 12},
-    "ppo": {"num_envs": 4, "num_steps": 4, "minibatch_size": 4, "update_epochs": 1},
-    "dqn": {"num_envs": 4, "rollout_steps": 4, "gradient_steps": 1, "batch_size": 8, "buffer_size": 64,
-            "learning_starts": 8, "num_starts": 4, "hidden": 8, "layers": 2},
-    "cvd": {"num_envs": 4, "rollout_steps": 4, "gradient_steps": 1, "batch_size": 8, "buffer_size": 64,
-            "learning_starts": 8, "num_starts": 4, "hidden": 8, "layers": 2},
-}
-ENV = {"deeprm": {"num_slots": 3, "simu_len": 5, "backlog_size": 4},
-       "vm-synthetic": {"num_pms": 2, "window": 60, "synthetic_vms": 200, "start_high": 100}}
+from tests.test_layout import ENVS, SMALL  # the learners' tiny settings, shared with the layout test
+SMALL = {k: dict(v, **({"num_jobsets": 4} if k == "reinforce" else {"num_envs": 4} if k == "ppo" else
+                      {"num_envs": 4, "num_starts": 4})) for k, v in SMALL.items()}  # batches of 4 split over 4
 out = {}
 for case in sys.argv[1:]:
     env, algo, count = case.split("/")
-    seeds = list(range(int(count)))
-    if True:
-        for devices in (1, 4):
-            config = train_config({"env": env, "env_options": ENV[env], "algo": algo, "algo_options": SMALL[algo],
-                                   "seeds": seeds, "devices": devices})
-            experiment = Experiment.from_config(config)
-            states, _ = experiment.initial_states(log=lambda *a: None)
-            states, metrics = experiment.make_chunk(3)(states)
-            out[f"{env}/{algo}/{len(seeds)}/{devices}"] = {k: np.asarray(v).tolist() for k, v in metrics.items()}
+    for devices in (1, 4):
+        config = train_config({"env": env, "env_options": ENVS[env], "algo": algo, "algo_options": SMALL[algo],
+                               "seeds": list(range(int(count))), "devices": devices})
+        experiment = Experiment.from_config(config)
+        states, _ = experiment.initial_states(log=lambda *a: None)
+        states, metrics = experiment.make_chunk(3)(states)
+        out[f"{case}/{devices}"] = {k: np.asarray(v).tolist() for k, v in metrics.items()}
 print("RESULT " + json.dumps(out))
 """
 
