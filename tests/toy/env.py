@@ -8,7 +8,6 @@ import jax.numpy as jnp
 from flax import struct
 from gymnax.environments import environment, spaces
 
-from jaxsched.core.rollout import select_fields
 
 
 @struct.dataclass
@@ -51,8 +50,6 @@ class Toy(environment.Environment[EnvState, EnvParams]):
     def default_params(self) -> EnvParams:
         return EnvParams(durations=jnp.arange(1, self.num_jobs + 1, dtype=jnp.int32))
 
-    def select_state(self, pred, on_true, on_false):
-        return select_fields(pred, on_true, on_false, "durations")
 
     def initial_state(self, params: EnvParams) -> EnvState:
         k = self.num_jobs

@@ -100,10 +100,6 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
 
     instance_field = "jobset"  # the episode's instance data in the state (see jaxsched.core.rollout)
 
-    def select_state(self, pred: jax.Array, on_true: EnvState, on_false: EnvState) -> EnvState:
-        """``where(pred, on_true, on_false)`` field by field, sharing the (never changing) jobset."""
-        return select_fields(pred, on_true, on_false, "jobset")
-
     # ------------------------------------------------------------------ configuration
     @property
     def name(self) -> str:
@@ -168,7 +164,7 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
 
         scheduled = self._schedule(state, slot, job, offset)
         moved, move_reward = self._move_on(state)
-        next_state = self.select_state(schedule, scheduled, moved).replace(time=state.time + 1)
+        next_state = select_fields(schedule, scheduled, moved, self.instance_field).replace(time=state.time + 1)
         reward = jnp.where(schedule, 0.0, move_reward).astype(jnp.float32)
         elapsed = jnp.where(schedule, 0, 1).astype(jnp.int32)
         if self.stepping == "event":

@@ -43,7 +43,6 @@ import jax
 import jax.numpy as jnp
 from gymnax.environments import environment, spaces
 
-from jaxsched.core.rollout import select_fields
 from jaxsched.envs.vm.trace import CREATE_EVENT, NO_EVENT, synthetic
 from jaxsched.envs.vm.types import EnvParams, EnvState, Observation
 
@@ -80,10 +79,6 @@ class VmPlacement(environment.Environment[EnvState, EnvParams]):
         self.num_pms, self.reward_kind = int(num_pms), reward
 
     instance_field = "requests"  # the episode's trace window in the state (see jaxsched.core.rollout)
-
-    def select_state(self, pred: jax.Array, on_true: EnvState, on_false: EnvState) -> EnvState:
-        """``where(pred, on_true, on_false)`` field by field, sharing the (never changing) requests."""
-        return select_fields(pred, on_true, on_false, "requests")
 
     @property
     def name(self) -> str:
