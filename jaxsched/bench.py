@@ -1,10 +1,12 @@
-"""Benchmarks: ``python -m jaxsched.bench env|train|vm``.
+"""Benchmarks: ``python -m jaxsched.bench env|train|vm|grid``.
 
 ``env [--batch-sizes 1,64,1024,4096] [--steps 200]``: environment steps per second.
 ``train [--devices 1,auto] [--config X.yaml key=value ...]``: seconds per training iteration on one
 device and on all (paper-size REINFORCE and CVD-RL at 50 PMs by default), each in its own process.
 ``vm [--num-pms 50,100] [--batch 1024] [--steps 200] [--trace FILE] [--cpu-devices N]``: VM placement
 steps per second, the batch split over N XLA:CPU devices, default one per core (see :func:`bench_vm`).
+``grid [--batches 1,64,1024] [--jobs 500] [--repeats 3] [--out FILE]``: FIFO decisions per second of
+the grid site against the plain-Python heapq simulator on the same windows (see :func:`bench_grid`).
 
 Reports environment steps per second for a batch of environments (one jobset each, restarted on
 the same jobset when an episode ends), excluding compilation, timed after ``block_until_ready``.
@@ -30,6 +32,7 @@ import numpy as np
 from jaxsched.baselines.vm import best_fit
 from jaxsched.core.devices import rerun_with_host_devices, usable_cores
 from jaxsched.core.rollout import auto_reset_step
+from jaxsched.envs.grid.heapq_sim import simulate_fifo
 from jaxsched.experiment import Experiment, load_train_config
 from jaxsched.registry import build
 
@@ -243,6 +246,110 @@ def bench_vm(num_pms_list, batch: int, steps: int, repeats: int, window: int, ou
     return rows
 
 
+def make_grid_runner(variant, policy):
+    """``(batched params, key) -> (start, decisions, return)`` of one episode per window: the jitted
+    vmapped ``lax.scan`` of exactly ``num_jobs`` decisions of :meth:`GridVariant.run_episodes` (the
+    grid evaluation path). Rewards are summed and the observation built every step, as in evaluation
+    (FIFO reads only its mask)."""
+
+    def run(params, key):
+        final, total = variant.run_episodes(policy, params, key)
+        return final.start[:, 0], final.time[:, 0], total[:, 0]
+
+    return run
+
+
+MIN_TIMED_S, MAX_REPEATS = 1.0, 200  # short runs (batch 1) repeat until a second is timed
+
+
+def bench_grid(batches, num_jobs: int, repeats: int, out: Path | None, python_windows: int | None = None,
+               seed: int = 1) -> list[dict]:
+    """FIFO decisions/s of :class:`GridSite` (81 cores, the registered ``grid`` variant with ``num_jobs``
+    jobs per window) at each batch size against :func:`jaxsched.envs.grid.heapq_sim.simulate_fifo` on
+    the same synthetic windows. JAX: compiled ahead (compilation excluded), timed after
+    ``block_until_ready``, best and median of ``repeats`` runs (more until ``MIN_TIMED_S`` are timed);
+    the batch split over the local devices (``--cpu-devices``, default one) where it splits evenly.
+    Python: the same windows one after the other (at most ``python_windows`` of them), total decisions
+    / total seconds, best and median likewise. The start times of every window the simulator runs are
+    checked job for job against the env's before the batch is reported (a mismatch exits)."""
+    variant = build("grid", num_jobs=num_jobs, exclude=0)
+    policy = variant.heuristic("fifo")
+    devices = jax.local_devices()
+    single = jax.jit(make_grid_runner(variant, policy))
+    split = split_over_devices(make_grid_runner(variant, policy), devices) if len(devices) > 1 else single
+    sample = jax.jit(variant.sample_params, static_argnums=1)
+    key = jax.random.PRNGKey(0)
+    rows = []
+    for batch in batches:
+        used = len(devices) if batch % len(devices) == 0 else 1  # a batch that does not split runs on one
+        run = split if used > 1 else single
+        params = sample(jax.random.PRNGKey(seed), batch)
+        t0 = time.perf_counter()
+        compiled = run.lower(params, key).compile()
+        compile_s = time.perf_counter() - t0
+        times = []
+        while len(times) < repeats or (sum(times) < MIN_TIMED_S and len(times) < MAX_REPEATS):
+            t0 = time.perf_counter()
+            start, decisions, _ = jax.block_until_ready(compiled(params, key))
+            times.append(time.perf_counter() - t0)
+        jax_decisions, start = int(np.sum(decisions)), np.asarray(start)
+
+        columns = jax.tree.map(np.asarray, params.jobs)
+        count = batch if python_windows is None else min(batch, python_windows)
+        py_times, py_decisions, mismatched = [], 0, []
+        while len(py_times) < repeats or (sum(py_times) < MIN_TIMED_S and len(py_times) < MAX_REPEATS):
+            total_s, py_decisions = 0.0, 0
+            for i in range(count):
+                t0 = time.perf_counter()
+                expected, made = simulate_fifo(columns.submit[i], columns.runtime[i], columns.klass[i], columns.vo[i],
+                                               num_cores=variant.env.num_cores)
+                total_s += time.perf_counter() - t0
+                py_decisions += made
+                if len(py_times) == 0 and not np.array_equal(start[i], expected):
+                    mismatched.append(i)
+            py_times.append(total_s)
+        if mismatched or jax_decisions != batch * num_jobs or py_decisions != count * num_jobs:
+            raise SystemExit(f"grid bench: the JAX env and the heapq simulator disagree at batch {batch} "
+                             f"(first window differing: {mismatched[:1]}; decisions {jax_decisions} vs "
+                             f"{py_decisions} on {count} windows)")
+        jax_rate, py_rate = jax_decisions / min(times), py_decisions / min(py_times)
+        row = {"batch": batch, "jobs_per_window": num_jobs, "devices": used,
+               "jax_decisions": jax_decisions, "jax_seconds_min": min(times),
+               "jax_seconds_median": float(np.median(times)), "jax_decisions_per_s": jax_rate,
+               "jax_decisions_per_s_median": jax_decisions / float(np.median(times)), "compile_s": compile_s,
+               "jax_repeats": len(times), "python_windows": count, "python_repeats": len(py_times),
+               "python_decisions": py_decisions, "python_seconds_min": min(py_times),
+               "python_seconds_median": float(np.median(py_times)), "python_decisions_per_s": py_rate,
+               "ratio": jax_rate / py_rate, "checked_windows": count}
+        rows.append(row)
+        print(f"batch={batch:5d}  jax {jax_rate:>12,.0f} decisions/s (median "
+              f"{row['jax_decisions_per_s_median']:,.0f}; compile {compile_s:.0f} s)  python {py_rate:>10,.0f} "
+              f"decisions/s on {count} windows  ratio {row['ratio']:.2f}", flush=True)
+    meta = {"hardware": _hardware(), "devices": [str(d) for d in devices], "load_average": os.getloadavg(),
+            "env": f"grid: GridSite, {variant.env.num_cores} cores, K={variant.env.num_candidates}, "
+                   f"scan_width={variant.env.scan_width}, oracle runtimes",
+            "workload": f"synthetic Table 1 windows of {num_jobs} jobs (seed {seed})", "policy": "fifo",
+            "batches": list(batches),
+            "timing": f"best (and median) of at least {repeats} runs and {MIN_TIMED_S:.0f} s, compilation excluded",
+            "python": "jaxsched.envs.grid.heapq_sim.simulate_fifo, one window after another, one core"}
+    header = ["| batch | devices | JAX decisions/s (median) | Python decisions/s | JAX / Python |",
+              "|---:|---:|---:|---:|---:|"]
+    lines = [f"| {r['batch']} | {r['devices']} | {r['jax_decisions_per_s']:,.0f} "
+             f"({r['jax_decisions_per_s_median']:,.0f}) | {r['python_decisions_per_s']:,.0f} | {r['ratio']:.2f}x |"
+             for r in rows]
+    print(f"\n{meta['env']}; {meta['workload']}; {meta['timing']}\n" + "\n".join(header + lines))
+    if out is not None:
+        if out.suffix != ".json":  # a folder
+            out = out / "bench_grid.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
+        notes = "\n".join(f"- {k}: {v}" for k, v in meta.items())
+        out.with_suffix(".md").write_text("# Grid site: FIFO decisions per second, JAX vs the heapq simulator\n\n"
+                                          f"{notes}\n\n" + "\n".join(header + lines) + "\n")
+        print(f"wrote {out} and {out.with_suffix('.md')}")
+    return rows
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m jaxsched.bench", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="what", required=True)
@@ -274,6 +381,17 @@ def main(argv=None) -> int:
     vm.add_argument("--out", type=Path, default=Path("results/bench_vm.json"))
     vm.add_argument("--cpu-devices", type=int, default=usable_cores(),
                     help="XLA:CPU devices to split the batch over (default: the cores this process may use)")
+    grid = sub.add_parser("grid", help="grid site FIFO decisions/s: JAX at several batch sizes vs the heapq simulator")
+    grid.add_argument("--batches", default="1,64,1024", help="comma-separated batch sizes (windows per call)")
+    grid.add_argument("--jobs", type=int, default=500,
+                      help="jobs per window (= decisions per episode); 500 keeps the default run ~3 min on 2 cores")
+    grid.add_argument("--repeats", type=int, default=3)
+    grid.add_argument("--python-windows", type=int, default=None,
+                      help="time the Python simulator on at most this many windows of each batch (default: all)")
+    grid.add_argument("--out", type=Path, default=Path("results/bench_grid.json"),
+                      help="JSON file (the .md beside it), or a folder for bench_grid.json/.md")
+    grid.add_argument("--cpu-devices", type=int, default=1,
+                      help="XLA:CPU devices to split each batch over (default 1: one vmapped call)")
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
 
@@ -300,6 +418,16 @@ def main(argv=None) -> int:
     if args.what == "train-worker":
         devices = args.devices if args.devices == "auto" else int(args.devices)
         print("RESULT " + json.dumps(time_train_iteration(args.config, args.overrides, devices, args.repeats)))
+    if args.what == "grid":
+        sizes = int_list("--batches", args.batches)
+        if args.jobs < 1 or args.repeats < 1 or min(sizes) < 1:
+            parser.error("--jobs, --repeats and every batch size must be >= 1")
+        rerun_with_host_devices(args.cpu_devices, "jaxsched.bench", argv)
+        print(f"hardware: {_hardware()}; batches {', '.join(map(str, sizes))}; {args.jobs} jobs per window")
+        rows = bench_grid(sizes, args.jobs, args.repeats, args.out, args.python_windows)
+        at = next((r for r in rows if r["batch"] == 1024), max(rows, key=lambda r: r["batch"]))
+        digits = 1 if at["ratio"] >= 0.95 else 2  # a slow-down shows as 0.xx, not 0.0
+        print(f"grid speedup over the Python simulator at batch {at['batch']}: {at['ratio']:.{digits}f}x")
     if args.what == "env":
         sizes = int_list("--batch-sizes", args.batch_sizes)
         print(f"hardware: {_hardware()}")

@@ -3,6 +3,8 @@
     python -m jaxsched.evaluate --env deeprm --policies sjf,packer,tetris,random \
         [--loads 0.1:1.9:0.2] [--jobsets N] [--seeds 0:10] [--reference-rng] [--jobsets-file FILE.csv] \
         [--per-job OUT.csv] [--summary OUT.json]
+    python -m jaxsched.evaluate --env grid --policies fifo,edf,sjf,fairshare [--runtime-model oracle|estimated] \
+        [--episodes N] [--seed S] [--swf FILE [--multi-core drop|split]] --summary OUT.json [--per-job OUT.csv]
 
 Every instance (a jobset, a trace window) runs to the end of its episode (termination or a cap). For
 job-scheduling envs the summary counts finished, unfinished and dropped jobs beside the means, which
@@ -90,8 +92,17 @@ def _print_table(variant, rows: list[dict], with_load: bool) -> None:
         print(" ".join(cells))
 
 
-def _write_per_job(path: Path, rows: list[tuple[float | None, str, dict]]) -> None:
+def _write_per_job(path: Path, rows: list[tuple[float | None, str, dict]], columns=None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
+    if columns is not None:  # the family's own columns (grid)
+        with open(path, "w", newline="") as f:
+            writer = csv.writer(f)
+            writer.writerow(("policy",) + tuple(columns))
+            for _, policy, table in rows:
+                cells = [table[c] for c in columns]
+                for i in range(len(table["job"])):
+                    writer.writerow([policy] + [_cell(column[i]) for column in cells])
+        return
     with_load = rows and rows[0][0] is not None
     with open(path, "w", newline="") as f:
         writer = csv.writer(f)
@@ -105,6 +116,12 @@ def _write_per_job(path: Path, rows: list[tuple[float | None, str, dict]]) -> No
                     table["start"][i], table["finish"][i], *slowdowns, table["status"][i]])
 
 
+def _cell(value) -> str:
+    if isinstance(value, (float, np.floating)):
+        return "" if np.isnan(value) else f"{value:.6g}"
+    return str(value)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m jaxsched.evaluate", description=__doc__.splitlines()[0])
     parser.add_argument("--env", help=f"one of {', '.join(registered())} (default deeprm, or the checkpoint's)")
@@ -116,7 +133,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "default: the family's baselines")
     parser.add_argument("--loads", help="start:stop:step or a,b,c; one workload per load")
     parser.add_argument("--load", type=float, help="a single load (default: the variant's)")
-    parser.add_argument("--jobsets", type=int, default=10, help="generated jobsets per seed")
+    parser.add_argument("--jobsets", "--episodes", type=int,
+                        help="generated instances (jobsets, windows) per seed (default 10; --swf: all windows)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--seeds", help="several seeds: a:b or a,b,c (overrides --seed)")
     parser.add_argument("--rollouts", type=int, default=1, help="rollouts per jobset (stochastic policies)")
@@ -130,6 +148,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--backlog", type=int)
     parser.add_argument("--simu-len", type=int)
     parser.add_argument("--max-time", type=int, help="clock cap per episode")
+    parser.add_argument("--runtime-model", choices=("oracle", "estimated"), help="grid: what the scheduler sees")
+    parser.add_argument("--num-jobs", type=int, help="grid: jobs per episode (window)")
+    parser.add_argument("--exclude", type=int, help="grid: first and last jobs of each episode left out of "
+                        "the metrics (default 500, as the paper)")
+    parser.add_argument("--swf", type=Path, help="grid: consecutive windows of this SWF trace instead of "
+                        "synthetic ones (all windows, or --episodes of them)")
+    parser.add_argument("--multi-core", choices=("error", "drop", "split"),
+                        help="grid, --swf: jobs asking for more than one processor")
     parser.add_argument("--bsld-tau", type=float,
                         help="bounded slowdown's threshold tau in time steps (default 1)")
     parser.add_argument("--per-job", type=Path, help="write per-job CSV here")
@@ -140,6 +166,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
+    if args.swf and (args.jobsets_file or args.loads or args.reference_rng):
+        raise UsageError("--swf reads its instances from the trace; it cannot be combined with --jobsets-file, "
+                         "--loads or --reference-rng")
+    args.swf_windows = args.jobsets
+    args.jobsets = 10 if args.jobsets is None else args.jobsets
     if args.jobsets < 1 or args.rollouts < 1:
         raise UsageError("--jobsets and --rollouts must be >= 1")
     if args.jobsets_file and args.loads:
@@ -151,7 +182,9 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
     overrides = base | {k: v for k, v in {"num_slots": args.num_slots, "capacity": args.capacity,
                                    "horizon": args.horizon, "backlog_size": args.backlog,
                                    "simu_len": args.simu_len, "load": args.load,
-                                   "max_time": args.max_time}.items() if v is not None}
+                                   "max_time": args.max_time, "runtime_model": args.runtime_model,
+                                   "num_jobs": args.num_jobs, "exclude": args.exclude, "multi_core": args.multi_core}.items()
+                                   if v is not None}
     given = None if args.policies is None else [n.strip() for n in args.policies.split(",") if n.strip()]
     if given == []:
         raise UsageError("--policies is empty")
@@ -178,6 +211,9 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
         try:
             if args.jobsets_file:
                 batched, variant = _file_instances(args, variant)
+                seeds, jobsets_per_seed = [args.seed], num_instances(batched)
+            elif args.swf:
+                batched = _swf_instances(args, variant)
                 seeds, jobsets_per_seed = [args.seed], num_instances(batched)
             else:
                 jobsets_per_seed = args.jobsets
@@ -214,7 +250,7 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
     if args.per_job:
         if "job" not in per_job[0][2]:
             raise UsageError(f"--per-job writes per-job tables; {args.env}'s results are per episode")
-        _write_per_job(args.per_job, per_job)
+        _write_per_job(args.per_job, per_job, getattr(variant, "per_job_columns", None))
         print(f"wrote {args.per_job}")
     if loads[0] is not None:
         _write_load_curve(args, loads, names, rows)
@@ -250,6 +286,18 @@ def _file_instances(args, variant):
     if not args.jobsets_file.exists():
         raise UsageError(f"jobsets file not found: {args.jobsets_file}")
     return variant.instances_from_file(args.jobsets_file, simu_len=args.simu_len)
+
+
+def _swf_instances(args, variant):
+    if not hasattr(variant, "instances_from_swf"):
+        raise UsageError(f"--swf reads grid windows of an SWF trace; {variant.name} does not take them "
+                         "(DeepRM family: python -m jaxsched.studies.swf_eval)")
+    if not args.swf.exists():
+        raise UsageError(f"SWF trace not found: {args.swf}")
+    batched, info = variant.instances_from_swf(args.swf, max_windows=args.swf_windows)
+    print(f"{args.swf}: {info['windows']} windows of {info['window']} jobs ({info['swf_jobs']} jobs in the trace, "
+          f"{info['multi_core_jobs']} multi-processor: {info['multi_core']}; VOs from {info['vo_from']} ids)")
+    return batched
 
 
 def _write_load_curve(args, loads, names, rows) -> None:

@@ -11,9 +11,10 @@ from types import ModuleType
 
 from jaxsched.core.variant import Variant
 from jaxsched.envs.deeprm import variants as deeprm
+from jaxsched.envs.grid import variants as grid
 from jaxsched.envs.vm import variants as vm
 
-FAMILIES: list[ModuleType] = [deeprm, vm]
+FAMILIES: list[ModuleType] = [deeprm, vm, grid]
 
 
 def register(family: ModuleType) -> None:

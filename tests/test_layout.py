@@ -99,7 +99,8 @@ def test_learners_and_commands_know_no_family():
              ROOT / "jaxsched" / "train.py", ROOT / "jaxsched" / "evaluate.py"]
     for path in files:
         text = path.read_text()
-        for forbidden in ("generate_many", "job_outcomes", "envs.deeprm", "envs.vm", "family ==", ".family"):
+        for forbidden in ("generate_many", "job_outcomes", "envs.deeprm", "envs.vm", "envs.grid",
+                          "family ==", ".family"):
             assert forbidden not in text, f"{path.name} mentions {forbidden}"
 
 

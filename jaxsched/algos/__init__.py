@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
-from jaxsched.algos import cvd, dqn, ppo, reinforce
+from jaxsched.algos import cvd, dqn, ppo, reinforce, sarsa
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,4 +36,5 @@ ALGORITHMS: dict[str, Algorithm] = {
     "ppo": Algorithm(ppo.PPOConfig, ppo.make_train, ppo.policy_from),
     "dqn": Algorithm(dqn.DQNConfig, dqn.make_train, dqn.policy_from),  # SchedRL's Double DQN (VM placement)
     "cvd": Algorithm(cvd.CVDConfig, cvd.make_train, cvd.policy_from),  # CVD-RL (VM placement)
+    "sarsa": Algorithm(sarsa.SarsaConfig, sarsa.make_train, sarsa.policy_from),  # grid: SARSA, ESN or MLP Q
 }

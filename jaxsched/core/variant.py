@@ -20,6 +20,16 @@ import jax
 Policy = Callable[[jax.Array, Any], jax.Array]  # policy(key, obs) -> action, heuristics and learned alike
 
 
+def variant_config(name: str, defaults: dict, overrides: dict, *key_groups) -> dict:
+    """A family's ``build`` settings: ``defaults`` (its VARIANTS entry) updated with ``overrides``;
+    ``ValueError`` naming any override outside the ``key_groups`` and listing the valid ones."""
+    valid = sorted(set().union(*map(set, key_groups)))
+    unknown = sorted(set(overrides) - set(valid))
+    if unknown:
+        raise ValueError(f"unknown option(s) {', '.join(unknown)} for {name!r}; valid: {', '.join(valid)}")
+    return {**defaults, **overrides}
+
+
 class Headline(NamedTuple):
     """The number a family is judged by: its training-metric column, its held-out summary key, and
     which way is better (DeepRM: mean slowdown, lower; VM placement: scheduled length, higher)."""

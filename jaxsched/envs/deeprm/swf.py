@@ -55,6 +55,8 @@ class SwfTrace:
     skipped: dict[str, int]  # jobs dropped by the cleaning, by reason
     oversized: np.ndarray  # int64[M] ids of kept jobs with procs > max_procs
     path: str | None = None
+    user: np.ndarray | None = None  # int64[N] user id, -1 unknown
+    group: np.ndarray | None = None  # int64[N] group id, -1 unknown
 
     @property
     def num_jobs(self) -> int:
@@ -150,7 +152,8 @@ def read_swf(path: str | os.PathLike) -> SwfTrace:
     oversized = job_id[procs > max_procs] if max_procs is not None else np.zeros(0, np.int64)
     return SwfTrace(job_id=job_id, submit=submit[keep], run_time=run_time[keep], procs=procs,
                     requested_time=requested_time[keep], memory=memory[keep], max_procs=max_procs,
-                    header=header, skipped=skipped, oversized=oversized, path=name)
+                    header=header, skipped=skipped, oversized=oversized, path=name,
+                    user=column("user")[keep], group=column("group")[keep])
 
 
 def clamp_to_machine(trace: SwfTrace, max_procs: int | None = None) -> SwfTrace:

@@ -19,7 +19,7 @@ from jaxsched.baselines.deeprm import make_heuristic
 from jaxsched.core.plotting import learning_curve
 from jaxsched.core.rollout import make_evaluator
 from jaxsched.core.runs import per_iteration_means
-from jaxsched.core.variant import Headline
+from jaxsched.core.variant import Headline, variant_config
 from jaxsched.envs.deeprm.env import DeepRM
 from jaxsched.envs.deeprm.generator import Workload, generate, generate_many
 from jaxsched.envs.deeprm.metrics import (DEFAULT_BSLD_TAU_STEPS, episode_statistics, job_table, summarize,
@@ -142,11 +142,7 @@ class DeepRMVariant:
 
 def build(name: str, **overrides) -> DeepRMVariant:
     """The variant ``name`` with ``overrides`` (default jobset drawn with ``seed``, default 0)."""
-    valid = sorted(set(_ENV_KEYS) | set(_WORKLOAD_KEYS) | set(_PARAM_KEYS))
-    unknown = sorted(set(overrides) - set(valid))
-    if unknown:
-        raise ValueError(f"unknown option(s) {', '.join(unknown)} for {name!r}; valid: {', '.join(valid)}")
-    config = {**VARIANTS[name], **overrides}
+    config = variant_config(name, VARIANTS[name], overrides, _ENV_KEYS, _WORKLOAD_KEYS, _PARAM_KEYS)
     env = DeepRM(**{k: v for k, v in config.items() if k in _ENV_KEYS})
     workload = Workload(**{k: v for k, v in config.items() if k in _WORKLOAD_KEYS})
     if workload.arrivals == "offline" and env.num_slots < workload.num_jobs:

@@ -13,7 +13,7 @@ import jax.numpy as jnp
 from jaxsched.baselines.vm import HEURISTIC_NAMES, heuristic_policy
 from jaxsched.core.plotting import learning_curve
 from jaxsched.core.runs import per_iteration_means
-from jaxsched.core.variant import Headline
+from jaxsched.core.variant import Headline, variant_config
 from jaxsched.envs.vm.env import VmPlacement
 from jaxsched.envs.vm.episodes import draw_starts, evaluate_at, params_at, summarize_vm
 from jaxsched.envs.vm.trace import interarrival_for_load, load_lifetimes, load_vmagent, synthetic, window
@@ -138,11 +138,7 @@ class VmVariant:
 def build(name: str, **overrides) -> VmVariant:
     """The variant ``name`` with ``overrides``; ``trace`` is ``"synthetic"`` (drawn with ``seed``) or a
     file path."""
-    valid = sorted(set(_VM_ENV_KEYS) | set(_VM_PARAM_KEYS) | set(_VM_TRACE_KEYS))
-    unknown = sorted(set(overrides) - set(valid))
-    if unknown:
-        raise ValueError(f"unknown option(s) {', '.join(unknown)} for {name!r}; valid: {', '.join(valid)}")
-    config = {**VARIANTS[name], **overrides}
+    config = variant_config(name, VARIANTS[name], overrides, _VM_ENV_KEYS, _VM_PARAM_KEYS, _VM_TRACE_KEYS)
     if int(config["window"]) == 0:  # from num_pms (vm-frag)
         config["window"] = 160 * int(config["num_pms"]) + 2000
     if config["trace"] == "synthetic":

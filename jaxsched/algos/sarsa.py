@@ -1,0 +1,330 @@
+"""SARSA with an Echo State Network (or an MLP) action value, batch re-learning: the grid paper's learner.
+
+Each iteration (``update_fn``): ``num_envs`` episodes take ``rollout_steps`` decisions each,
+ε-greedy on Q (or, during the first ``warm_start_iterations``, the EDF heuristic's decisions: the
+paper's warm start), and their transitions (s, a, r, s', a') go into a replay buffer. Then Q is
+re-learned on the whole buffer towards the SARSA targets of the paper's update
+
+    y = Q(s, a) + η [r + γ (1 − done) Q(s', a') − Q(s, a)]
+
+(ε = 0.05, γ = 0.8, η = 0.2). Q(s, a) reads the paper's state–action vector
+(the env's ``state_action_inputs``: 19 numbers in the grid family; elastic adds the chosen and
+current pool size and the cool-down).
+
+**ESN** (``q_model: esn``): 100 sigmoid reservoir units; reservoir weights uniform in [0, 1] with 10%
+connectivity, rescaled to spectral radius ``spectral_radius`` (< 1, the echo-state property: the
+paper's raw [0, 1] weights at 10% density have a radius of ~5); input weights uniform in [−1, 1]
+times ``input_scale`` (the paper gives no range; all-positive inputs would drive every unit alike);
+the readout sees a fixed random 15% of the units plus a bias, and is fitted in closed form by ridge
+regression (:func:`ridge`), re-learned from the buffer every iteration (the paper's batch re-learning).
+The reservoir is run for ``washout`` steps on each decision's input from a rest state, so Q is a
+function of the current decision only: the ``policy(key, obs)`` signature of every jaxsched policy
+has no memory across decisions (the paper's recurrent memory across decisions is not used).
+
+**MLP** (``q_model: mlp``): the paper's feed-forward comparison, trained by Adam on the squared error
+to the same targets (``gradient_steps`` minibatches per iteration).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import optax
+from flax import struct
+
+from jaxsched.core.devices import shard_batch
+from jaxsched.core.rollout import select_tree
+from jaxsched.errors import check_positive
+
+Q_MODELS = ("esn", "mlp")
+
+
+@dataclasses.dataclass(frozen=True)
+class SarsaConfig:
+    """Defaults: the paper's constants (ε, γ, η, 100 units, 10% / 15% connectivity); the rest ours."""
+
+    q_model: str = "esn"
+    # Q's input: "paper" (the 19-number state-action vector) or "extended" (+ the job's class and wait)
+    q_inputs: str = "paper"
+    num_envs: int = 8  # parallel episodes
+    rollout_steps: int = 128  # decisions per episode per iteration
+    epsilon: float = 0.05
+    gamma: float = 0.8
+    eta: float = 0.2
+    buffer_size: int = 16384  # transitions the batch re-learning fits
+    warm_start_iterations: int = 10  # iterations acting with EDF (learning from its decisions)
+    warm_start_policy: str = "edf"
+    num_starts: int = 16  # training windows (fixed), restarted from when an episode ends
+    # ESN
+    reservoir: int = 100
+    connectivity: float = 0.10
+    readout_connectivity: float = 0.15
+    spectral_radius: float = 0.9
+    input_scale: float = 1.0
+    washout: int = 3
+    ridge: float = 1e-3
+    # MLP
+    hidden: int = 64
+    layers: int = 2
+    lr: float = 1e-3
+    gradient_steps: int = 32
+    batch_size: int = 256
+
+    def __post_init__(self):
+        if self.q_inputs not in ("paper", "extended"):
+            raise ValueError(f"q_inputs must be 'paper' or 'extended', got {self.q_inputs!r}")
+        if self.q_model not in Q_MODELS:
+            raise ValueError(f"q_model must be one of {', '.join(Q_MODELS)}, got {self.q_model!r}")
+        check_positive(self, "num_envs", "rollout_steps", "buffer_size", "num_starts", "reservoir", "washout",
+                       "hidden", "layers", "gradient_steps", "batch_size")
+        for name in ("epsilon", "gamma", "eta", "connectivity", "readout_connectivity"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must be in [0, 1], got {getattr(self, name)}")
+        if not 0.0 < self.spectral_radius < 1.0 or self.ridge < 0:
+            raise ValueError("need 0 < spectral_radius < 1 and ridge >= 0")
+        if self.num_envs * self.rollout_steps > self.buffer_size:
+            raise ValueError("buffer_size must hold at least one iteration's transitions")
+
+
+# ------------------------------------------------------------------ ESN
+def init_reservoir(key: jax.Array, inputs: int, config: SarsaConfig) -> dict:
+    """Fixed random weights: input [D, N], reservoir [N, N] (spectral radius set), readout units mask."""
+    in_key, w_key, mask_key, out_key = jax.random.split(key, 4)
+    n = config.reservoir
+    w = jax.random.uniform(w_key, (n, n)) * (jax.random.uniform(mask_key, (n, n)) < config.connectivity)
+    radius = jnp.max(jnp.abs(jnp.linalg.eigvals(w)))
+    w = w * jnp.where(radius > 0, config.spectral_radius / jnp.maximum(radius, 1e-12), 0.0)
+    readout = jax.random.uniform(out_key, (n,)) < config.readout_connectivity
+    readout = readout.at[0].set(True)  # at least one unit
+    return {"w_in": config.input_scale * jax.random.uniform(in_key, (inputs, n), minval=-1.0, maxval=1.0),
+            "w": w.astype(jnp.float32), "readout_units": readout.astype(jnp.float32)}
+
+
+def reservoir_features(reservoir: dict, x: jax.Array, washout: int) -> jax.Array:
+    """float32[..., N + 1]: the readout's view (masked unit activations, then a bias of 1) of the
+    reservoir after ``washout`` steps on input ``x`` from rest."""
+    drive = x @ reservoir["w_in"]
+    h = jnp.zeros(drive.shape, jnp.float32)
+    for _ in range(washout):
+        h = jax.nn.sigmoid(drive + h @ reservoir["w"])
+    return jnp.concatenate([h * reservoir["readout_units"], jnp.ones(h.shape[:-1] + (1,), jnp.float32)], axis=-1)
+
+
+def ridge(features: jax.Array, targets: jax.Array, weights: jax.Array, penalty: float) -> jax.Array:
+    """argmin_θ Σ_i weights_i (features_i θ − targets_i)² + penalty |θ|²: closed form, jittable."""
+    fw = features * weights[:, None]
+    gram = fw.T @ features + penalty * jnp.eye(features.shape[-1], dtype=features.dtype)
+    return jnp.linalg.solve(gram, fw.T @ targets)
+
+
+class MLPQ(nn.Module):
+    hidden: int
+    layers: int
+
+    @nn.compact
+    def __call__(self, x):
+        for _ in range(self.layers):
+            x = nn.relu(nn.Dense(self.hidden)(x))
+        return nn.Dense(1)(x)[..., 0]
+
+
+@dataclasses.dataclass(frozen=True)
+class QFunction:
+    """``inputs(obs) -> x[A, D]`` (every action's state-action vector), ``init(key) -> params``,
+    ``embed(params, x[..., D]) -> z`` (what the buffer stores: the ESN's readout features, or x itself),
+    ``value(params, z) -> Q``."""
+
+    inputs: Callable
+    init: Callable
+    embed: Callable
+    value: Callable
+    embed_size: int
+
+
+def make_q(env, config: SarsaConfig) -> QFunction:
+    extended = config.q_inputs == "extended"
+    d = env.state_action_size(extended)
+    inputs = lambda obs: env.state_action_inputs(obs, extended)
+    if config.q_model == "esn":
+        def init(key):
+            return {"reservoir": init_reservoir(key, d, config), "theta": jnp.zeros(config.reservoir + 1, jnp.float32)}
+
+        return QFunction(inputs=inputs, init=init, embed=lambda p, x: reservoir_features(p["reservoir"], x, config.washout),
+                         value=lambda p, z: z @ p["theta"], embed_size=config.reservoir + 1)
+    network = MLPQ(config.hidden, config.layers)
+    return QFunction(inputs=inputs, init=lambda key: network.init(key, jnp.zeros(d, jnp.float32)), embed=lambda p, x: x,
+                     value=network.apply, embed_size=d)
+
+
+def q_values(q: QFunction, params, obs) -> jax.Array:
+    return q.value(params, q.embed(params, q.inputs(obs)))
+
+
+def choose(key, q: jax.Array, mask: jax.Array, epsilon) -> jax.Array:
+    explore_key, pick_key = jax.random.split(key)
+    uniform = jax.random.categorical(pick_key, jnp.where(mask, 0.0, -jnp.inf)).astype(jnp.int32)
+    greedy = jnp.argmax(jnp.where(mask, q, -jnp.inf)).astype(jnp.int32)
+    return jnp.where(jax.random.uniform(explore_key) < epsilon, uniform, greedy)
+
+
+# ------------------------------------------------------------------ learner
+@struct.dataclass
+class Buffer:
+    z: jax.Array  # [C, E] embedded (s, a)
+    reward: jax.Array  # [C]
+    next_z: jax.Array  # [C, E] embedded (s', a')
+    done: jax.Array  # [C]
+    size: jax.Array
+    insert: jax.Array
+
+    def push(self, z, reward, next_z, done) -> "Buffer":
+        capacity = self.reward.shape[0]
+        rows = (self.insert + jnp.arange(reward.shape[0])) % capacity
+        return self.replace(z=self.z.at[rows].set(z), reward=self.reward.at[rows].set(reward),
+                            next_z=self.next_z.at[rows].set(next_z), done=self.done.at[rows].set(done),
+                            size=jnp.minimum(self.size + reward.shape[0], capacity),
+                            insert=(self.insert + reward.shape[0]) % capacity)
+
+
+@struct.dataclass
+class SarsaState:
+    params: dict
+    opt_state: optax.OptState
+    buffer: Buffer
+    env_state: object  # [num_envs]
+    action: jax.Array  # int32[num_envs] the next action, already chosen (SARSA's a')
+    z: jax.Array  # [num_envs, E] its embedding (the ESN's readout features depend on fixed weights only)
+    episode_return: jax.Array
+    last_mean_return: jax.Array
+    key: jax.Array
+    iteration: jax.Array
+
+
+def make_train(variant, config: SarsaConfig, data_key: jax.Array):
+    """PureJaxRL-style ``(init_fn, update_fn)`` (see ``jaxsched.algos``)."""
+    env, env_params = variant.env, variant.params
+    if not hasattr(env, "state_action_inputs"):
+        raise ValueError(f"the SARSA learner reads state-action vectors (env.state_action_inputs); {variant.name}'s "
+                         "env has none (the grid family's do)")
+    q = make_q(env, config)
+    pool = jax.jit(jax.vmap(env.initial_state))(variant.sample_params(data_key, config.num_starts))
+    teacher = variant.heuristic(config.warm_start_policy)
+    optimizer = optax.adam(config.lr) if config.q_model == "mlp" else optax.set_to_zero()  # ESN: closed form
+
+    def restart(key):
+        return jax.tree.map(lambda x: x[jax.random.randint(key, (), 0, config.num_starts)], pool)
+
+    def act(params, key, obs, warm):
+        q_key, teacher_key = jax.random.split(key)
+        learned = choose(q_key, q_values(q, params, obs), obs.action_mask, config.epsilon)
+        return jnp.where(warm, teacher(teacher_key, obs), learned)
+
+    def start(params, key, warm):
+        """A fresh episode on a training window, its first action and that action's embedding."""
+        reset_key, act_key = jax.random.split(key)
+        state = restart(reset_key)
+        obs = env.get_obs(state, env_params)
+        action = act(params, act_key, obs, warm)
+        return state, action, q.embed(params, q.inputs(obs)[action])
+
+    @jax.jit
+    def init_fn(key, initial_params=None):
+        init_key, env_key, key = jax.random.split(key, 3)
+        params = initial_params if initial_params is not None else q.init(init_key)
+        env_state, action, z = jax.vmap(lambda k: start(params, k, config.warm_start_iterations > 0))(
+            jax.random.split(env_key, config.num_envs))
+        c, e = config.buffer_size, q.embed_size
+        buffer = Buffer(z=jnp.zeros((c, e), jnp.float32), reward=jnp.zeros(c, jnp.float32),
+                        next_z=jnp.zeros((c, e), jnp.float32), done=jnp.zeros(c, bool), size=jnp.int32(0),
+                        insert=jnp.int32(0))
+        return SarsaState(params=params, opt_state=optimizer.init(params), buffer=buffer, env_state=env_state,
+                          action=action, z=z, episode_return=jnp.zeros(config.num_envs, jnp.float32),
+                          last_mean_return=jnp.float32(0.0), key=key, iteration=jnp.int32(0))
+
+    def env_step(params, warm, state, action, z, episode_return, key):
+        """Take ``action`` (embedded ``z``), restart a finished episode on another window, choose the next
+        action (a') where the episode goes on. One observation per step: a terminal (s', a') is never
+        bootstrapped from, so its place holds the restarted episode's first decision."""
+        act_key, reset_key = jax.random.split(key)
+        next_state, reward, terminated, _ = env.transition(state, action, env_params)
+        done = terminated | env.is_truncated(next_state, env_params)
+        state = select_tree(done, restart(reset_key), next_state)
+        next_obs = env.get_obs(state, env_params)
+        next_action = act(params, act_key, next_obs, warm)
+        next_z = q.embed(params, q.inputs(next_obs)[next_action])
+        finished_return = episode_return + reward
+        return state, next_action, next_z, jnp.where(done, 0.0, finished_return), (z, reward, next_z, done), \
+            (done, finished_return)
+
+    def targets(params, buffer: Buffer):
+        value = q.value(params, buffer.z)
+        bootstrap = q.value(params, buffer.next_z)
+        sarsa = buffer.reward + config.gamma * jnp.where(buffer.done, 0.0, bootstrap)
+        return jax.lax.stop_gradient(value + config.eta * (sarsa - value))
+
+    def relearn(params, opt_state, buffer: Buffer, key):
+        y = targets(params, buffer)
+        filled = (jnp.arange(buffer.reward.shape[0]) < buffer.size).astype(jnp.float32)
+        if config.q_model == "esn":
+            theta = ridge(buffer.z, y, filled, config.ridge)
+            params = {**params, "theta": theta}
+        else:
+            def step(carry, k):
+                p, o = carry
+                rows = jax.random.randint(k, (config.batch_size,), 0, jnp.maximum(buffer.size, 1))
+                grads = jax.grad(lambda p: jnp.mean((q.value(p, buffer.z[rows]) - y[rows]) ** 2))(p)
+                updates, o = optimizer.update(grads, o, p)
+                return (optax.apply_updates(p, updates), o), None
+
+            (params, opt_state), _ = jax.lax.scan(step, (params, opt_state),
+                                                  jax.random.split(key, config.gradient_steps))
+        residual = jnp.sum(filled * (q.value(params, buffer.z) - y) ** 2) / jnp.maximum(jnp.sum(filled), 1.0)
+        return params, opt_state, residual
+
+    def update_fn(train_state: SarsaState):
+        key, rollout_key, fit_key = jax.random.split(train_state.key, 3)
+        warm = train_state.iteration < config.warm_start_iterations
+        params = train_state.params
+
+        def rollout_step(carry, step_key):
+            env_state, action, z, episode_return = carry
+            keys = jax.random.split(step_key, config.num_envs)
+            env_state, action, z, episode_return, transition, finished = jax.vmap(
+                env_step, in_axes=(None, None, 0, 0, 0, 0, 0))(params, warm, env_state, action, z, episode_return,
+                                                               keys)
+            return (env_state, action, z, episode_return), (transition, finished)
+
+        carry = shard_batch((train_state.env_state, train_state.action, train_state.z, train_state.episode_return))
+        (env_state, action, z, episode_return), (transitions, (done, returns)) = jax.lax.scan(
+            rollout_step, carry, jax.random.split(rollout_key, config.rollout_steps))
+        flat = jax.tree.map(lambda x: x.reshape((-1,) + x.shape[2:]), transitions)
+        buffer = train_state.buffer.push(*flat)
+        params, opt_state, residual = relearn(params, train_state.opt_state, buffer, fit_key)
+        finished = jnp.sum(done)
+        mean_return = jnp.where(finished > 0, jnp.sum(jnp.where(done, returns, 0.0)) / jnp.maximum(finished, 1),
+                                train_state.last_mean_return)
+        metrics = {"loss": residual, "mean_reward": jnp.mean(flat[1]),
+                   "decisions": jnp.float32(config.num_envs * config.rollout_steps),
+                   "episodes_finished": finished.astype(jnp.float32), "mean_return": mean_return,
+                   "mean_q": jnp.mean(q.value(params, flat[0])), "warm_start": warm.astype(jnp.float32)}
+        new_state = SarsaState(params=params, opt_state=opt_state, buffer=buffer, env_state=env_state, action=action,
+                               z=z, episode_return=episode_return, last_mean_return=mean_return, key=key,
+                               iteration=train_state.iteration + 1)
+        return new_state, metrics
+
+    return init_fn, update_fn
+
+
+def greedy_policy(q: QFunction, env, params, greedy: bool = True, epsilon: float = 0.05) -> Callable:
+    def policy(key, obs):
+        return choose(key, q_values(q, params, obs), obs.action_mask, 0.0 if greedy else epsilon)
+
+    return policy
+
+
+def policy_from(config: SarsaConfig, env, params, greedy: bool = True) -> Callable:
+    return greedy_policy(make_q(env, config), env, params, greedy, config.epsilon)

@@ -1,0 +1,467 @@
+"""A grid site as a discrete-event simulation (Perez et al., RL supervision with an Echo State Network).
+
+Semantics: ``../shared/spec/grid.md``. One site with identical cores and one shared queue; events are
+submission, dispatch and termination, time is int32 seconds. A **decision** happens whenever a core
+in service is free and a job waits (every termination, and an arrival to an idle core); the agent
+picks one of K candidate waiting jobs (below), which starts at once (greedy: a core never idles while a job
+waits). ``transition`` then advances through the events in a bounded ``lax.while_loop`` to the next
+decision, so an episode is exactly one decision per job.
+
+Rigid (``pool_sizes=None``): P cores. Elastic: the action is also a pool size from ``pool_sizes``;
+the pool may change at most once per ``pool_change_interval`` seconds, never below the smallest
+size and never below the jobs running after this dispatch (the mask shows what is allowed; no job is
+ever pre-empted).
+
+Rewards are paid when a job completes (so a decision's reward arrives later): responsiveness
+W = run / (run + wait) and, rigid, fairness F = 1 − D / max_k w_k with D = max_k (w_k − S_k)+ where
+S is each VO's share of the runtime dispatched before the job's election: R = λ W + (1 − λ) F.
+Elastic: R = λ W + (1 − λ) U with U the utilisation so far, completed core-seconds / provisioned
+core-seconds (the paper's Eq. 3 with the completed work summed up to T_n; with f_n alone, U would
+shrink towards 0 as the trace grows, which its "≈ 50% asymptotically" rules out).
+
+Runtime model (static): ``oracle`` shows true runtimes; ``estimated`` shows, for every job, the
+median runtime of its class over the last ``estimate_window`` completed jobs of that class
+(``EnvParams.prior_runtime`` before any). Dynamics never depend on it, only the observation.
+
+Candidates (static ``candidates``): ``oldest`` (default), the K oldest waiting jobs among the
+``scan_width`` jobs from the oldest undispatched one (a policy that starves an old job while more
+than ``scan_width`` younger ones run sees only the window; the starved job itself always stays a
+candidate); ``per_class``, the K/2 oldest waiting jobs of each class (interactive in the first
+slots), each class with its own window from its oldest undispatched job, so that interactive jobs
+stay visible behind a long queue of batch jobs (the paper's scheduler may pick any waiting job). An action outside the mask dispatches the
+oldest candidate and keeps the pool (documented fallback, so no job is ever lost).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from gymnax.environments import environment, spaces
+
+from jaxsched.envs.grid.types import (BATCH, INTERACTIVE, NEVER, NUM_CLASSES, PAPER_VO_SHARES, EnvParams, EnvState,
+                                      GridJobs, Observation)
+from jaxsched.envs.grid.workload import Workload, generate
+
+RUNTIME_MODELS = ("oracle", "estimated")
+CANDIDATE_RULES = ("oldest", "per_class")
+ELASTIC_POOL_SIZES = (30, 40, 50, 60, 70, 80, 81, 90, 100, 110, 120)  # 81: the rigid site, as a fixed pool
+ARRIVAL_CHUNK = 16  # arrivals read at a time while advancing
+STATE_FEATURES = 6  # running work, time to a free core, backlog, idle cores, class means (2); then V VO shares
+
+
+class GridSite(environment.Environment[EnvState, EnvParams]):
+    """One grid site: a queue, ``num_cores`` cores (rigid) or an elastic pool; the agent picks jobs."""
+
+    def __init__(self, num_cores: int = 81, num_candidates: int = 16, scan_width: int = 64,
+                 vo_shares: tuple = PAPER_VO_SHARES, runtime_model: str = "oracle", estimate_window: int = 1000,
+                 pool_sizes: tuple | None = None, initial_pool: int = 81, pool_change_interval: int = 900,
+                 time_scale: float = 3600.0, candidates: str = "oldest"):
+        super().__init__()
+        if candidates not in CANDIDATE_RULES:
+            raise ValueError(f"candidates must be one of {', '.join(CANDIDATE_RULES)}, got {candidates!r}")
+        if candidates == "per_class" and int(num_candidates) % NUM_CLASSES:
+            raise ValueError(f"candidates 'per_class' splits num_candidates evenly over the 2 classes; got {num_candidates}")
+        if runtime_model not in RUNTIME_MODELS:
+            raise ValueError(f"runtime_model must be one of {', '.join(RUNTIME_MODELS)}, got {runtime_model!r}")
+        shares = tuple(float(w) for w in vo_shares)
+        if not shares or min(shares) < 0 or abs(sum(shares) - 1.0) > 1e-3:
+            raise ValueError(f"vo_shares must be non-negative and sum to 1, got {vo_shares}")
+        if int(num_candidates) < 1 or int(scan_width) < int(num_candidates):
+            raise ValueError(f"need 1 <= num_candidates <= scan_width, got {num_candidates}, {scan_width}")
+        if pool_sizes is not None:
+            pool_sizes = tuple(sorted(int(p) for p in pool_sizes))
+            if pool_sizes[0] < 1 or int(initial_pool) not in pool_sizes:
+                raise ValueError(f"pool sizes must be >= 1 and include initial_pool {initial_pool}; got {pool_sizes}")
+            num_cores = pool_sizes[-1]
+        if int(num_cores) < 1:
+            raise ValueError(f"num_cores must be >= 1, got {num_cores}")
+        self.num_cores = int(num_cores)  # core slots (elastic: the largest pool)
+        self.num_candidates, self.scan_width = int(num_candidates), int(scan_width)
+        self.vo_shares, self.num_vos = shares, len(shares)
+        self.runtime_model, self.estimate_window = runtime_model, max(int(estimate_window), 1)
+        self.pool_sizes = pool_sizes
+        self.initial_pool = int(initial_pool) if pool_sizes is not None else self.num_cores
+        self.pool_change_interval, self.time_scale = int(pool_change_interval), float(time_scale)
+        self.candidate_rule = candidates
+        self.num_groups = NUM_CLASSES if candidates == "per_class" else 1  # candidate windows, one head each
+
+    instance_field = "jobs"  # the episode's job window in the state (see jaxsched.core.rollout)
+
+    @property
+    def name(self) -> str:
+        return "GridSite" if self.pool_sizes is None else "GridSiteElastic"
+
+    @property
+    def elastic(self) -> bool:
+        return self.pool_sizes is not None
+
+    @property
+    def num_sizes(self) -> int:
+        return 1 if self.pool_sizes is None else len(self.pool_sizes)
+
+    @property
+    def num_actions(self) -> int:
+        return self.num_candidates * self.num_sizes
+
+    @property
+    def default_params(self) -> EnvParams:
+        return EnvParams(jobs=generate(jax.random.PRNGKey(0), Workload(num_cores=self.num_cores), 200))
+
+    # ------------------------------------------------------------------ dynamics
+    def reset_env(self, key: jax.Array, params: EnvParams) -> tuple[Observation, EnvState]:
+        state = self.initial_state(params)
+        return self.get_obs(state, params), state
+
+    def initial_state(self, params: EnvParams) -> EnvState:
+        """Empty site at time 0, advanced to the first decision (the first arrival)."""
+        jobs = params.jobs
+        J, P, V = jobs.length, self.num_cores, self.num_vos
+        state = EnvState(
+            time=jnp.int32(0), clock=jnp.int32(0), jobs=jobs, start=jnp.full(J, -1, jnp.int32),
+            fairness=jnp.zeros(J, jnp.float32), pool_at_start=jnp.zeros(J, jnp.int32),
+            arrived=jnp.int32(0), head=jnp.zeros(self.num_groups, jnp.int32), candidates=jnp.full(self.num_candidates, -1, jnp.int32),
+            slot_job=jnp.full(P, -1, jnp.int32), slot_finish=jnp.full(P, NEVER, jnp.int32),
+            slot_runtime=jnp.zeros(P, jnp.int32), slot_class=jnp.zeros(P, jnp.int32), slot_score=jnp.zeros(P, jnp.float32),
+            waiting_by_class=jnp.zeros(NUM_CLASSES, jnp.int32), waiting_by_vo=jnp.zeros(V, jnp.int32),
+            backlog=jnp.int32(0), service_by_vo=jnp.zeros(V, jnp.float32),
+            completed_by_class=jnp.zeros(NUM_CLASSES, jnp.float32), count_by_class=jnp.zeros(NUM_CLASSES, jnp.int32),
+            recent_runtime=jnp.zeros((NUM_CLASSES, self._ring_size), jnp.int32),
+            completed_work=jnp.float32(0.0), provisioned=jnp.float32(0.0),
+            pool=jnp.int32(self.initial_pool), last_pool_change=jnp.int32(-self.pool_change_interval))
+        state, _ = self._advance(state, params)
+        return state.replace(candidates=self._candidates(state))
+
+    @property
+    def _ring_size(self) -> int:
+        return self.estimate_window if self.runtime_model == "estimated" else 1
+
+    def step_env(self, key: jax.Array, state: EnvState, action: Any, params: EnvParams):
+        state, reward, terminated, info = self.transition(state, action, params)
+        return self.get_obs(state, params), state, reward, terminated, info
+
+    def transition(self, state: EnvState, action: Any, params: EnvParams):
+        """``(state, reward, terminated, info)``: dispatch the chosen job (and set the pool), then run the
+        events up to the next decision. On a finished episode nothing changes. Deterministic."""
+        jobs = state.jobs  # the episode's own window (params may hold another: learners pass defaults)
+        active = ~self.is_done(state)
+        action = jnp.asarray(action, jnp.int32)
+        mask = self.action_mask(state)
+        legal = (action >= 0) & (action < self.num_actions) & mask[jnp.clip(action, 0, self.num_actions - 1)]
+        oldest = jnp.argmin(jnp.where(state.candidates >= 0, state.candidates, NEVER))  # the fallback
+        slot = jnp.where(legal, action // self.num_sizes, oldest)
+        job = jnp.where(active, state.candidates[slot], -1)
+        go = job >= 0
+        safe_job = jnp.maximum(job, 0)
+        vo, runtime = jobs.vo[safe_job], jobs.runtime[safe_job]
+
+        pool = state.pool
+        last_change = state.last_pool_change
+        if self.elastic:
+            chosen = jnp.asarray(self.pool_sizes, jnp.int32)[jnp.where(legal, action % self.num_sizes, 0)]
+            new_pool = jnp.where(legal & go, chosen, pool)
+            last_change = jnp.where(new_pool != pool, state.clock, last_change)
+            pool = new_pool
+
+        fairness = self._fairness(state.service_by_vo)
+        free_slot = jnp.argmax(state.slot_job < 0)
+        where_go = lambda new, old: jnp.where(go, new, old)
+        # W and F are known at dispatch (the wait is over, the runtime is the true one): the slot keeps
+        # the reward's known part, so the event loop reads no per-job array
+        weight = jnp.asarray(params.weight, jnp.float32)
+        wait = state.clock - jobs.submit[safe_job]
+        responsiveness = runtime / jnp.maximum(runtime + wait, 1).astype(jnp.float32)
+        score = weight * responsiveness + (0.0 if self.elastic else (1 - weight) * fairness)
+        set_slot = lambda array, value: array.at[free_slot].set(where_go(value, array[free_slot]))
+        start = state.start.at[safe_job].set(where_go(state.clock, state.start[safe_job]))
+        state = state.replace(
+            time=state.time + go.astype(jnp.int32),
+            start=start,
+            fairness=state.fairness.at[safe_job].set(where_go(fairness, state.fairness[safe_job])),
+            pool_at_start=state.pool_at_start.at[safe_job].set(where_go(pool, state.pool_at_start[safe_job])),
+            head=where_go(self._next_head(start, state.head, jobs), state.head),
+            slot_job=state.slot_job.at[free_slot].set(where_go(job, state.slot_job[free_slot])),
+            slot_finish=set_slot(state.slot_finish, state.clock + runtime),
+            slot_runtime=set_slot(state.slot_runtime, runtime), slot_class=set_slot(state.slot_class, jobs.klass[safe_job]),
+            slot_score=set_slot(state.slot_score, score),
+            waiting_by_class=state.waiting_by_class.at[jobs.klass[safe_job]].add(-go.astype(jnp.int32)),
+            waiting_by_vo=state.waiting_by_vo.at[vo].add(-go.astype(jnp.int32)),
+            backlog=state.backlog - jnp.where(go, runtime, 0),
+            service_by_vo=state.service_by_vo.at[vo].add(jnp.where(go, runtime, 0).astype(jnp.float32)),
+            pool=pool, last_pool_change=last_change)
+        state, reward = self._advance(state, params)
+        state = state.replace(candidates=self._candidates(state))
+        terminated = self.is_done(state)
+        return state, reward, terminated, {"dispatched": go, "legal": legal}
+
+    def is_done(self, state: EnvState) -> jax.Array:
+        """Every job has arrived and finished."""
+        jobs = state.jobs
+        return (state.arrived >= jnp.sum(jobs.valid)) & (jnp.sum(state.waiting_by_class) == 0) & \
+            jnp.all(state.slot_job < 0)
+
+    def is_terminal(self, state: EnvState, params: EnvParams) -> jax.Array:
+        return self.is_done(state) | self.is_truncated(state, params)
+
+    def is_truncated(self, state: EnvState, params: EnvParams) -> jax.Array:
+        return state.time >= params.max_steps_in_episode
+
+    def _fairness(self, service_by_vo: jax.Array) -> jax.Array:
+        """F = 1 − max_k (w_k − S_k)+ / max_k w_k for the service delivered so far (0 before any)."""
+        shares = jnp.asarray(self.vo_shares, jnp.float32)
+        total = jnp.sum(service_by_vo)
+        delivered = jnp.where(total > 0, service_by_vo / jnp.maximum(total, 1e-30), 0.0)
+        return 1.0 - jnp.max(jnp.maximum(shares - delivered, 0.0)) / jnp.max(shares)
+
+    def _window(self, head: jax.Array, jobs: GridJobs, group: int):
+        """Indices ``head + [0, scan_width)``, which of them exist, clipped indices, and which belong to
+        candidate group ``group`` (every job, or one class)."""
+        index = head + jnp.arange(self.scan_width)
+        safe = jnp.minimum(index, jobs.length - 1)
+        member = True if self.num_groups == 1 else jobs.klass[safe] == group
+        return index, index < jobs.length, safe, member
+
+    def _next_head(self, start: jax.Array, head: jax.Array, jobs: GridJobs) -> jax.Array:
+        """Per group, its oldest undispatched job: a group's dispatches only happen inside its window,
+        so that job lies in ``[head, head + scan_width]``."""
+        heads = []
+        for group in range(self.num_groups):
+            index, inside, safe, member = self._window(head[group], jobs, group)
+            undispatched = inside & member & (start[safe] < 0)
+            heads.append(jnp.where(jnp.any(undispatched), head[group] + jnp.argmax(undispatched),
+                                   jnp.minimum(head[group] + self.scan_width, jobs.length)))
+        return jnp.stack(heads).astype(jnp.int32)
+
+    def _candidates(self, state: EnvState) -> jax.Array:
+        """The K oldest waiting jobs in the window from ``head`` (``per_class``: the K/2 oldest of each
+        class, interactive first), -1 past the last."""
+        per_group = self.num_candidates // self.num_groups
+        candidates = jnp.full(self.num_candidates, -1, jnp.int32)
+        for group in range(self.num_groups):
+            index, inside, safe, member = self._window(state.head[group], state.jobs, group)
+            waiting = inside & member & (index < state.arrived) & (state.start[safe] < 0)
+            rank = jnp.cumsum(waiting) - 1
+            target = jnp.where(waiting & (rank < per_group), group * per_group + rank, self.num_candidates)
+            candidates = candidates.at[target].set(index, mode="drop")
+        return candidates
+
+    def _advance(self, state: EnvState, params: EnvParams) -> tuple[EnvState, jax.Array]:
+        """Runs the events up to the next decision (or the episode's end). Returns the state and the
+        rewards of the jobs that completed meanwhile.
+
+        Each pass jumps to the time the next decision can be due, retiring every termination up to it
+        and admitting the submissions up to it (``ARRIVAL_CHUNK`` per pass): with jobs waiting, the
+        earliest termination; with a core free, the next submission; with neither, the later of the
+        two; with nothing left to submit, the last termination. Under ``vmap`` a loop runs as many
+        passes as its slowest episode, so one pass per decision (not one per event) is what keeps a
+        batch fast. Terminations at different times within a pass are accounted as if in time order
+        (ties in slot order): the utilisation U of each and the estimated model's ring."""
+        jobs = state.jobs
+        num_valid = jnp.sum(jobs.valid)
+        weight = jnp.asarray(params.weight, jnp.float32)
+        cap = 2 * jobs.length + 2 * self.num_cores + 8  # each pass retires a termination or admits a submission
+        chunk = jnp.arange(ARRIVAL_CHUNK)
+        slots = jnp.arange(self.num_cores)
+        per_job = dict(jobs=None, start=None, fairness=None, pool_at_start=None)  # read-only here: out of the carry
+
+        def next_submit(s):
+            return jnp.where(s.arrived < num_valid, jobs.submit[jnp.minimum(s.arrived, jobs.length - 1)], NEVER)
+
+        def all_done(s):
+            return (s.arrived >= num_valid) & (jnp.sum(s.waiting_by_class) == 0) & jnp.all(s.slot_job < 0)
+
+        def decision_due(s):
+            return (jnp.sum(s.slot_job >= 0) < s.pool) & (jnp.sum(s.waiting_by_class) > 0)
+
+        def cond(carry):
+            s, _, passes = carry
+            arrivals_due = next_submit(s) <= s.clock  # submitted by now, not read yet: read them first
+            return (~decision_due(s) | arrivals_due) & ~all_done(s) & (passes < cap)
+
+        def body(carry):
+            s, reward, passes = carry
+            busy = s.slot_job >= 0
+            waiting = jnp.sum(s.waiting_by_class) > 0
+            free = jnp.sum(busy) < s.pool
+            submit = next_submit(s)
+            earliest = jnp.min(s.slot_finish)
+            latest = jnp.max(jnp.where(busy, s.slot_finish, -1))
+            now = jnp.where(waiting, jnp.where(free, s.clock, earliest),
+                            jnp.where(submit == NEVER, latest, jnp.where(free, submit, jnp.maximum(earliest, submit))))
+            now = jnp.maximum(now, s.clock)
+            # terminations up to `now`
+            ending = busy & (s.slot_finish <= now)
+            run = jnp.where(ending, s.slot_runtime, 0)
+            if self.elastic:  # U at each job's own finish: work done by then over cores provisioned by then
+                before = ending[None, :] & (s.slot_finish[None, :] <= s.slot_finish[:, None])  # [j, k]: k by j's end
+                done_by = s.completed_work + jnp.sum(jnp.where(before, run[None, :], 0), axis=1).astype(jnp.float32)
+                provisioned_by = s.provisioned + (s.pool * (s.slot_finish - s.clock)).astype(jnp.float32)
+                second = (1 - weight) * done_by / jnp.maximum(provisioned_by, 1.0)
+            else:
+                second = 0.0
+            reward = reward + jnp.sum(jnp.where(ending, s.slot_score + second, 0.0))
+            ended_class = jnp.where(ending, s.slot_class, NUM_CLASSES)  # NUM_CLASSES: not ending
+            by_class = jax.nn.one_hot(ended_class, NUM_CLASSES, dtype=jnp.int32)  # [P, 2]
+            recent = s.recent_runtime
+            if self.runtime_model == "estimated":  # ring positions in (finish, slot) order within the class
+                earlier = (s.slot_finish[None, :] < s.slot_finish[:, None]) | (
+                    (s.slot_finish[None, :] == s.slot_finish[:, None]) & (slots[None, :] < slots[:, None]))
+                same = ending[None, :] & (ended_class[None, :] == ended_class[:, None]) & earlier
+                rank = jnp.sum(same, axis=1)
+                cls = jnp.where(ending, ended_class, 0)
+                position = (s.count_by_class[cls] + rank) % self._ring_size
+                recent = recent.at[cls, jnp.where(ending, position, self._ring_size)].set(run, mode="drop")
+            s = s.replace(
+                slot_job=jnp.where(ending, -1, s.slot_job), slot_finish=jnp.where(ending, NEVER, s.slot_finish),
+                slot_runtime=jnp.where(ending, 0, s.slot_runtime),
+                completed_by_class=s.completed_by_class + jnp.sum(by_class * run[:, None], axis=0).astype(jnp.float32),
+                count_by_class=s.count_by_class + jnp.sum(by_class, axis=0), recent_runtime=recent,
+                completed_work=s.completed_work + jnp.sum(run).astype(jnp.float32),
+                provisioned=s.provisioned + (s.pool * (now - s.clock)).astype(jnp.float32), clock=now)
+            # submissions up to `now` (ARRIVAL_CHUNK per pass)
+            index = s.arrived + chunk
+            safe = jnp.minimum(index, jobs.length - 1)
+            arriving = (index < num_valid) & (jobs.submit[safe] <= now)
+            s = s.replace(
+                arrived=s.arrived + jnp.sum(arriving),
+                waiting_by_class=s.waiting_by_class + jnp.sum(
+                    jax.nn.one_hot(jobs.klass[safe], NUM_CLASSES, dtype=jnp.int32) * arriving[:, None], axis=0),
+                waiting_by_vo=s.waiting_by_vo + jnp.sum(
+                    jax.nn.one_hot(jobs.vo[safe], self.num_vos, dtype=jnp.int32) * arriving[:, None], axis=0),
+                backlog=s.backlog + jnp.sum(jnp.where(arriving, jobs.runtime[safe], 0)))
+            return s, reward, passes + 1
+
+        small, reward, _ = jax.lax.while_loop(cond, body, (state.replace(**per_job), jnp.float32(0.0), jnp.int32(0)))
+        return small.replace(jobs=state.jobs, start=state.start, fairness=state.fairness,
+                             pool_at_start=state.pool_at_start), reward
+
+    # ------------------------------------------------------------------ observation
+    def class_estimates(self, state: EnvState, params: EnvParams) -> jax.Array:
+        """float32[2] each class's runtime under the runtime model (estimated: trailing median)."""
+        prior = jnp.asarray(params.prior_runtime, jnp.float32)
+        if self.runtime_model != "estimated":
+            return prior
+        filled = jnp.minimum(state.count_by_class, self._ring_size)
+        ring = jnp.where(jnp.arange(self._ring_size)[None, :] < filled[:, None], state.recent_runtime, NEVER)
+        ordered = jnp.sort(ring, axis=1)
+        median = ordered[jnp.arange(NUM_CLASSES), jnp.maximum(filled - 1, 0) // 2].astype(jnp.float32)
+        return jnp.where(filled > 0, median, prior)
+
+    def class_means(self, state: EnvState, params: EnvParams) -> jax.Array:
+        prior = jnp.asarray(params.prior_runtime, jnp.float32)
+        count = state.count_by_class
+        return jnp.where(count > 0, state.completed_by_class / jnp.maximum(count, 1), prior)
+
+    def size_allowed(self, state: EnvState) -> jax.Array:
+        """bool[S]: the pool sizes allowed now (at least the running jobs + the one dispatched)."""
+        if not self.elastic:
+            return jnp.ones(1, bool)
+        sizes = jnp.asarray(self.pool_sizes, jnp.int32)
+        running = jnp.sum(state.slot_job >= 0)
+        may_change = state.clock - state.last_pool_change >= self.pool_change_interval
+        return (sizes >= running + 1) & (may_change | (sizes == state.pool))
+
+    def action_mask(self, state: EnvState) -> jax.Array:
+        return ((state.candidates >= 0)[:, None] & self.size_allowed(state)[None, :]).reshape(-1)
+
+    def get_obs(self, state: EnvState, params: EnvParams | None = None, key=None) -> Observation:
+        jobs = state.jobs
+        candidate = jnp.maximum(state.candidates, 0)
+        present = state.candidates >= 0
+        klass, vo = jobs.klass[candidate], jobs.vo[candidate]
+        if self.runtime_model == "estimated":
+            estimates = self.class_estimates(state, params)
+            exec_time = estimates[klass]
+            busy = state.slot_job >= 0
+            slot_job = jnp.maximum(state.slot_job, 0)
+            expected_finish = jnp.maximum(state.start[slot_job] + estimates[jobs.klass[slot_job]], state.clock)
+            expected_finish = jnp.where(busy, expected_finish, NEVER)
+            backlog = jnp.sum(state.waiting_by_class * estimates)
+        else:
+            exec_time = jobs.runtime[candidate].astype(jnp.float32)
+            expected_finish = state.slot_finish
+            backlog = state.backlog.astype(jnp.float32)
+        exec_time = jnp.where(present, exec_time, 0.0)
+        wait = jnp.where(present, state.clock - jobs.submit[candidate], 0).astype(jnp.float32)
+        running = jnp.sum(state.slot_job >= 0)
+        idle = state.pool - running
+        remaining = jnp.where(state.slot_job >= 0, expected_finish - state.clock, 0)
+        to_free = jnp.where(idle > 0, 0, jnp.min(expected_finish) - state.clock)
+        queued = jnp.sum(state.waiting_by_class)
+        shares = jnp.asarray(self.vo_shares, jnp.float32)
+        service = jnp.sum(state.service_by_vo)
+        delivered = jnp.where(service > 0, state.service_by_vo / jnp.maximum(service, 1e-30), 0.0)
+        class_mean = self.class_means(state, params)
+        scale = self.time_scale
+        log_time = lambda seconds: jnp.log1p(jnp.maximum(seconds, 0.0) / scale)
+        site = [log_time(jnp.sum(remaining).astype(jnp.float32) / self.num_cores), log_time(to_free.astype(jnp.float32)),
+                log_time(backlog / self.num_cores), idle.astype(jnp.float32) / self.num_cores,
+                log_time(class_mean[INTERACTIVE]), log_time(class_mean[BATCH])]
+        site = jnp.concatenate([jnp.stack(site), state.waiting_by_vo / jnp.maximum(queued, 1).astype(jnp.float32)])
+        if self.elastic:
+            cooldown = jnp.maximum(self.pool_change_interval - (state.clock - state.last_pool_change), 0)
+            site = jnp.concatenate([site, jnp.stack([state.pool / self.num_cores,
+                                                     cooldown / max(self.pool_change_interval, 1)])])
+        per_job = jnp.concatenate([klass[:, None].astype(jnp.float32),
+                                   jax.nn.one_hot(vo, self.num_vos, dtype=jnp.float32),
+                                   log_time(exec_time)[:, None], log_time(wait)[:, None]], axis=1)
+        per_job = jnp.where(present[:, None], per_job, 0.0)
+        features = jnp.concatenate([site.astype(jnp.float32), per_job.reshape(-1)])
+        return Observation(features=features, action_mask=self.action_mask(state), job=state.candidates,
+                           klass=klass, vo=vo, exec_time=exec_time, wait=wait, class_mean=class_mean,
+                           vo_deficit=shares - delivered, running=running, queued=queued, pool=state.pool,
+                           size_allowed=self.size_allowed(state),
+                           pool_sizes=jnp.asarray(self.pool_sizes or (self.num_cores,), jnp.int32))
+
+    @property
+    def site_features(self) -> int:
+        return STATE_FEATURES + self.num_vos + (2 if self.elastic else 0)
+
+    @property
+    def job_features(self) -> int:
+        return 3 + self.num_vos
+
+    def feature_shape(self) -> tuple[int, ...]:
+        return (self.site_features + self.num_candidates * self.job_features,)
+
+    # ------------------------------------------------------------------ the paper's state-action vector
+    def state_action_vector(self, features: jax.Array, slot, extended: bool = False) -> jax.Array:
+        """The paper's 19-number state–action vector (7 VOs) of candidate ``slot``: the site state (running
+        work, time to a free core, backlog, idle cores, the VOs' shares of the queue) and the job (VO
+        one-hot, execution time). The job's class is a function of its execution time under either
+        runtime model (oracle: runtime < 900 s; estimated: the class median) and is not repeated.
+        ``extended`` appends the job's class and waiting time (not in the paper's vector)."""
+        site = features[:self.site_features]
+        job = features[self.site_features:].reshape(self.num_candidates, self.job_features)[slot]
+        parts = [site[:4], site[STATE_FEATURES:STATE_FEATURES + self.num_vos], job[1:1 + self.num_vos],
+                 job[1 + self.num_vos:2 + self.num_vos]]
+        if extended:
+            parts += [job[:1], job[2 + self.num_vos:3 + self.num_vos]]
+        return jnp.concatenate(parts)
+
+    def state_action_size(self, extended: bool = False) -> int:
+        return 4 + 2 * self.num_vos + 1 + (2 if extended else 0) + (3 if self.elastic else 0)
+
+    def state_action_inputs(self, obs: Observation, extended: bool = False) -> jax.Array:
+        """float32[A, D]: the state–action vector of every action (elastic: plus the chosen pool size,
+        the current pool size and the cool-down, each scaled to [0, 1]), what a Q(s, a) reads."""
+        per_slot = jax.vmap(lambda slot: self.state_action_vector(obs.features, slot, extended))(
+            jnp.arange(self.num_candidates))
+        if not self.elastic:
+            return per_slot
+        sizes = obs.pool_sizes.astype(jnp.float32) / self.num_cores
+        site = obs.features[self.site_features - 2:self.site_features]  # pool / P, cool-down
+        extra = jnp.concatenate([sizes[:, None], jnp.broadcast_to(site, (sizes.shape[0], 2))], axis=1)
+        return jnp.concatenate([jnp.repeat(per_slot, self.num_sizes, axis=0),
+                                jnp.tile(extra, (self.num_candidates, 1))], axis=1)
+
+    # ------------------------------------------------------------------ spaces
+    def action_space(self, params: EnvParams | None = None) -> spaces.Discrete:
+        return spaces.Discrete(self.num_actions)
+
+    def observation_space(self, params: EnvParams | None = None) -> spaces.Dict:
+        return spaces.Dict({
+            "features": spaces.Box(-1e6, 1e6, self.feature_shape(), jnp.float32),
+            "action_mask": spaces.Box(0, 1, (self.num_actions,), jnp.bool_),
+        })
