@@ -192,6 +192,28 @@ def test_more_simultaneous_submissions_than_one_arrival_chunk():
     assert int(final.clock) == 3 + n
 
 
+def test_per_class_candidates_reach_interactive_jobs_behind_a_batch_backlog():
+    # one core busy with job 0; then 10 batch jobs, then 2 interactive ones, all waiting
+    submit = [0] + [1] * 12
+    runtime = [100] + [5000] * 10 + [60, 60]
+    params = EnvParams(jobs=jobs_from_arrays(submit, runtime, [0] * 13, length=32))
+    oldest = GridSite(num_cores=1, num_candidates=4, scan_width=16, vo_shares=(1.0,))
+    per_class = GridSite(num_cores=1, num_candidates=4, scan_width=16, vo_shares=(1.0,), candidates="per_class")
+    state = oldest.initial_state(params)
+    state, _, _, _ = oldest.transition(state, 0, params)  # job 0 runs; the rest queue behind it
+    assert state.candidates.tolist() == [1, 2, 3, 4]  # batch only: the interactive jobs are out of sight
+    state = per_class.initial_state(params)
+    state, _, _, _ = per_class.transition(state, 0, params)
+    assert state.candidates.tolist() == [11, 12, 1, 2]  # the 2 oldest interactive, then the 2 oldest batch
+    obs = per_class.get_obs(state, params)
+    assert int(make_heuristic("fifo")(KEY, obs)) == 2  # FIFO stays FIFO: job 1, the oldest
+    assert int(make_heuristic("sjf")(KEY, obs)) == 0  # job 11
+    state, _, _, _ = per_class.transition(state, 0, params)  # job 11 at 100
+    assert int(state.start[11]) == 100 and state.candidates.tolist() == [12, -1, 1, 2]
+    with pytest.raises(ValueError, match="per_class"):
+        GridSite(num_candidates=5, candidates="per_class")
+
+
 def test_int32_seconds_keep_large_times_exact():
     t0 = 30_000_001  # ~ 347 days: float32 seconds are 2 s apart here
     assert int(np.float32(t0)) != t0 and int(np.float32(t0 + 2)) != t0 + 2

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from jaxsched.algos import ALGORITHMS
-from jaxsched.algos.sarsa import SarsaConfig, init_reservoir, reservoir_features, ridge
+from jaxsched.algos.sarsa import SarsaConfig, fit_readout, init_reservoir, reservoir_features, ridge
 from jaxsched.evaluate import main as evaluate_main
 from jaxsched.experiment import Experiment, load_train_config
 from jaxsched.registry import build
@@ -68,7 +68,9 @@ def test_sarsa_esn_refits_its_readout_to_the_sarsa_targets():
     assert float(first["warm_start"]) == 1.0 and int(state.buffer.size) == 16
     # Q = 0 before the first fit, so its targets are Q + η (r + γ Q' − Q) = η r on the 16 rows filled
     filled = (np.arange(64) < 16).astype(np.float32)
-    expected = ridge(state.buffer.z, config.eta * state.buffer.reward, jnp.asarray(filled), config.ridge)
+    expected = fit_readout(state.buffer.z, config.eta * state.buffer.reward, jnp.asarray(filled), config.ridge)
+    np.testing.assert_allclose(expected, ridge(state.buffer.z, config.eta * state.buffer.reward, jnp.asarray(filled),
+                                               16 * config.ridge), rtol=1e-6)
     # compare fitted values (the readout's features are nearly collinear: its coefficients are not well
     # determined, its predictions are)
     fitted = np.asarray(state.buffer.z[:16] @ state.params["theta"])

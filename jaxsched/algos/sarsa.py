@@ -66,7 +66,7 @@ class SarsaConfig:
     spectral_radius: float = 0.9
     input_scale: float = 1.0
     washout: int = 3
-    ridge: float = 1e-3
+    ridge: float = 1e-3  # per transition (see fit_readout)
     # MLP
     hidden: int = 64
     layers: int = 2
@@ -119,6 +119,14 @@ def ridge(features: jax.Array, targets: jax.Array, weights: jax.Array, penalty: 
     fw = features * weights[:, None]
     gram = fw.T @ features + penalty * jnp.eye(features.shape[-1], dtype=features.dtype)
     return jnp.linalg.solve(gram, fw.T @ targets)
+
+
+def fit_readout(features: jax.Array, targets: jax.Array, weights: jax.Array, penalty: float) -> jax.Array:
+    """The ESN readout: :func:`ridge` with the penalty per transition (``penalty`` × rows), so its
+    weight against the data does not shrink as the buffer fills. The reservoir's sigmoid units are
+    nearly collinear; with a fixed penalty the repeated SARSA re-fits diverged (NaN within 10
+    iterations at full readout connectivity)."""
+    return ridge(features, targets, weights, penalty * jnp.maximum(jnp.sum(weights), 1.0))
 
 
 class MLPQ(nn.Module):
@@ -270,7 +278,7 @@ def make_train(variant, config: SarsaConfig, data_key: jax.Array):
         y = targets(params, buffer)
         filled = (jnp.arange(buffer.reward.shape[0]) < buffer.size).astype(jnp.float32)
         if config.q_model == "esn":
-            theta = ridge(buffer.z, y, filled, config.ridge)
+            theta = fit_readout(buffer.z, y, filled, config.ridge)
             params = {**params, "theta": theta}
         else:
             def step(carry, k):
