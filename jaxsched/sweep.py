@@ -291,13 +291,20 @@ def main(argv=None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     mine = [cell for index, cell in enumerate(cells) if index % shards == shard]
     print(f"sweep: {len(cells)} cell(s) x {len(seeds)} seeds; this process runs {len(mine)} (shard {shard}/{shards})")
+    failed = []
     try:
         for number, (name, values, config) in enumerate(mine, start=1):
             run_dir = args.out / "cells" / name
             print(f"[{number}/{len(mine)}] {name}", flush=True)
             run_dir.mkdir(parents=True, exist_ok=True)
             (run_dir / "sweep_cell.json").write_text(json.dumps({"values": values, "seeds": seeds}, indent=1))
-            did = run_cell(config, run_dir)
+            (run_dir / "failed.json").unlink(missing_ok=True)
+            try:
+                did = run_cell(config, run_dir)
+            except FloatingPointError as error:  # a diverged cell is a result: record it, run the others
+                (run_dir / "failed.json").write_text(json.dumps({"values": values, "error": str(error)}, indent=1))
+                failed.append(name)
+                did = f"FAILED ({error})"
             print(f"[{number}/{len(mine)}] {name}: {did}", flush=True)
     except (ConfigError, CheckpointError) as error:
         print(f"error: {error}", file=sys.stderr)
@@ -305,6 +312,9 @@ def main(argv=None) -> int:
     rows = write_summary(args.out, [key for key, _ in grid])
     finished = len({row["run_dir"] for row in rows})
     print(f"wrote {args.out / 'summary.csv'} and {args.out / 'report.md'} ({finished} of {len(cells)} cells finished)")
+    if failed:
+        print(f"error: {len(failed)} cell(s) diverged (failed.json in each): {', '.join(failed)}", file=sys.stderr)
+        return 1
     return 0
 
 

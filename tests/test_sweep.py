@@ -6,6 +6,7 @@ import csv
 
 import pytest
 
+import jaxsched.sweep as sweep
 from jaxsched.sweep import first_reaching, main, parse_grid, running_mean
 
 import numpy as np
@@ -95,3 +96,22 @@ def test_grid_and_curve_helpers():
     np.testing.assert_allclose(curve, [5.0, 4.0, 3.0, 1.0])
     assert first_reaching(np.array([1, 2, 3, 4]), curve, 3.0, higher_is_better=False) == 3
     assert first_reaching(np.array([1, 2, 3, 4]), curve, 0.5, higher_is_better=False) is None
+
+
+def test_a_diverged_cell_is_recorded_and_the_others_still_run(tmp_path, monkeypatch, capsys):
+    (tmp_path / "tiny.yaml").write_text(TINY)
+    calls = []
+
+    def fake_run_cell(config, run_dir, log=print):
+        calls.append(run_dir.name)
+        if len(calls) == 1:
+            raise FloatingPointError("training produced NaN at iteration 2; stopped")
+        return "trained"
+
+    monkeypatch.setattr(sweep, "run_cell", fake_run_cell)
+    code = main(["--config", str(tmp_path / "tiny.yaml"), "--seeds", "0:1", "algo_options.lr=1e-3,1e-2",
+                 "--out", str(tmp_path / "out")])
+    assert code == 1 and len(calls) == 2  # the second cell ran after the first diverged
+    failed = list((tmp_path / "out" / "cells").glob("*/failed.json"))
+    assert len(failed) == 1 and "NaN" in failed[0].read_text()
+    assert "1 cell(s) diverged" in capsys.readouterr().err
