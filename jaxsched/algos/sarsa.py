@@ -227,9 +227,11 @@ def make_train(variant, config: SarsaConfig, data_key: jax.Array):
         return jax.tree.map(lambda x: x[jax.random.randint(key, (), 0, config.num_starts)], pool)
 
     def act(params, key, obs, warm):
+        """The teacher's action during the warm start, else ε-greedy on Q; ``warm`` is the same for every
+        episode (unbatched), so only one of the two is computed."""
         q_key, teacher_key = jax.random.split(key)
-        learned = choose(q_key, q_values(q, params, obs), obs.action_mask, config.epsilon)
-        return jnp.where(warm, teacher(teacher_key, obs), learned)
+        return jax.lax.cond(warm, lambda: jnp.asarray(teacher(teacher_key, obs), jnp.int32),
+                            lambda: choose(q_key, q_values(q, params, obs), obs.action_mask, config.epsilon))
 
     def start(params, key, warm):
         """A fresh episode on a training window, its first action and that action's embedding."""

@@ -88,12 +88,12 @@ class GridVariant:
             raise ValueError(f"unknown {self.name} baseline(s) {', '.join(unknown)}; choose from {', '.join(valid)}")
 
     def episode_statistics(self, final_state) -> dict:
-        table_free = final_state.jobs  # jittable: W of the finished interactive jobs
-        run = table_free.runtime
+        jobs = final_state.jobs  # jittable: W of the dispatched interactive jobs
+        run = jobs.runtime
         started = final_state.start >= 0
-        wait = final_state.start - table_free.submit
+        wait = final_state.start - jobs.submit
         W = jnp.where(started, run / jnp.maximum(run + wait, 1), 0.0)
-        interactive = started & (table_free.klass == 0) & table_free.valid
+        interactive = started & (jobs.klass == 0) & jobs.valid
         return {"interactive_W": jnp.sum(jnp.where(interactive, W, 0.0), axis=-1),
                 "interactive_jobs": jnp.sum(interactive, axis=-1).astype(jnp.float32)}
 
