@@ -1,6 +1,16 @@
 """jaxsched: JAX environments, baselines and learners for cluster scheduling research."""
 
-from jaxsched.registry import make, registered
+from jaxsched.core.devices import join_from_environment
+from jaxsched.errors import JaxschedError
 
-__all__ = ["make", "registered"]
+try:  # a process started to join a multi-process run does so before anything starts XLA (core/devices.py)
+    join_from_environment()
+except JaxschedError as error:
+    raise SystemExit(f"error: {error}") from None
+
+from jaxsched.registry import make, registered  # noqa: E402  (after joining: importing gymnax starts XLA)
+from jaxsched.gymnax_env import make_gymnax  # noqa: E402
+from jaxsched.gymnasium_env import make_gymnasium  # noqa: E402
+
+__all__ = ["make", "make_gymnasium", "make_gymnax", "registered"]
 __version__ = "0.1.0"

@@ -30,7 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxsched.baselines.vm import best_fit
-from jaxsched.core.devices import rerun_with_host_devices, usable_cores
+from jaxsched.core.devices import restart_for_devices, usable_cores
 from jaxsched.core.rollout import auto_reset_step
 from jaxsched.envs.grid.heapq_sim import simulate_fifo
 from jaxsched.experiment import Experiment, load_train_config
@@ -403,7 +403,7 @@ def main(argv=None) -> int:
 
     if args.what == "vm":
         sizes = int_list("--num-pms", args.num_pms)
-        rerun_with_host_devices(args.cpu_devices, "jaxsched.bench", argv)
+        restart_for_devices(args.cpu_devices, "jaxsched.bench", argv)
         print(f"hardware: {_hardware()}")
         if args.trace is not None and not args.trace.exists():
             parser.error(f"--trace {args.trace}: file not found")
@@ -422,7 +422,7 @@ def main(argv=None) -> int:
         sizes = int_list("--batches", args.batches)
         if args.jobs < 1 or args.repeats < 1 or min(sizes) < 1:
             parser.error("--jobs, --repeats and every batch size must be >= 1")
-        rerun_with_host_devices(args.cpu_devices, "jaxsched.bench", argv)
+        restart_for_devices(args.cpu_devices, "jaxsched.bench", argv)
         print(f"hardware: {_hardware()}; batches {', '.join(map(str, sizes))}; {args.jobs} jobs per window")
         rows = bench_grid(sizes, args.jobs, args.repeats, args.out, args.python_windows)
         at = next((r for r in rows if r["batch"] == 1024), max(rows, key=lambda r: r["batch"]))

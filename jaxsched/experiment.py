@@ -24,7 +24,8 @@ from tqdm import tqdm
 from jaxsched.algos import ALGORITHMS
 from jaxsched.algos.bc import BCConfig, train_behaviour_cloning
 from jaxsched.core.config import build_config, load_config, to_dict
-from jaxsched.core.devices import make_mesh, parse_devices, seed_sharding, sharding_instances
+from jaxsched.core.devices import (host_copy, is_primary, make_mesh, parse_devices, put_global, seed_sharding,
+                                   sharding_instances, sync_processes)
 from jaxsched.core.runs import (Checkpointer, MetricsLog, check_same_config, read_run_config, write_evaluation,
                                 write_run_config)
 from jaxsched.errors import CheckpointError, ConfigError, check_positive
@@ -177,8 +178,8 @@ class Experiment:
 
     @functools.cached_property
     def mesh(self):
-        """The devices' mesh, None for one device."""
-        return None if self.config.devices == 1 else make_mesh(self.config.devices)
+        """The devices' mesh (over every process's devices), None for one device in one process."""
+        return None if self.config.devices == 1 and jax.process_count() == 1 else make_mesh(self.config.devices)
 
     def make_chunk(self, length: int):
         """A jitted ``states -> (states, metrics [length, seeds])``: ``length`` vmapped iterations in a
@@ -195,29 +196,33 @@ class Experiment:
         mesh = self.mesh
         if mesh is None or mesh.size == 1:
             return jax.jit(chunk)
-        if len(self.config.seeds) % mesh.size == 0:  # states [seeds, ...], metrics [length, seeds]
+        replicated = NamedSharding(mesh, PartitionSpec())  # metrics: every process reads them whole
+        if len(self.config.seeds) % mesh.size == 0:  # states [seeds, ...] split, metrics [length, seeds]
             by_seed = seed_sharding(mesh)
-            jitted = jax.jit(chunk, in_shardings=(by_seed,),
-                             out_shardings=(by_seed, NamedSharding(mesh, PartitionSpec(None, "batch"))))
-            return lambda states: jitted(jax.device_put(states, by_seed))  # one layout: compiled once
-        replicated = NamedSharding(mesh, PartitionSpec())  # the same in and out: no recompilation
-        jitted = jax.jit(chunk, in_shardings=(replicated,), out_shardings=replicated)
+            jitted = jax.jit(chunk, in_shardings=(by_seed,), out_shardings=(by_seed, replicated))
+            return lambda states: jitted(put_global(states, by_seed))  # one layout: compiled once
+        jitted = jax.jit(chunk, in_shardings=(replicated,), out_shardings=replicated)  # same in and out
 
         def instances_split(states):
             with sharding_instances(mesh):  # read when the learner's update is traced
-                return jitted(states)
+                return jitted(put_global(states, replicated))
 
         return instances_split
 
 
 def _finite(tree) -> bool:
-    return all(bool(jnp.all(jnp.isfinite(x))) for x in jax.tree.leaves(tree)
-               if jnp.issubdtype(jnp.asarray(x).dtype, jnp.floating))
+    return all(bool(np.all(np.isfinite(x))) for x in jax.tree.leaves(host_copy(tree))
+               if np.issubdtype(x.dtype, np.floating))
 
 
 def train(config: TrainConfig, out: Path, resume: bool = False, log=print) -> Path:
     """Runs (or resumes) the experiment into the run directory ``out``: learn -> block -> log ->
-    checkpoint in jitted chunks of ``chunk`` iterations (as in Stoix), then the held-out evaluation."""
+    checkpoint in jitted chunks of ``chunk`` iterations (as in Stoix), then the held-out evaluation.
+    In a multi-process run (``python -m jaxsched.train --coordinator ...``) every process runs this on
+    the same config; the primary one alone logs and writes files (orbax saves collectively)."""
+    primary = is_primary()
+    if not primary:
+        log = _silent
     experiment = Experiment.from_config(config)
     _ = experiment.mesh  # a device count above what exists fails here, before anything is written
     if getattr(experiment.algo, "network", None) == "cnn" and config.chunk > 1:
@@ -233,17 +238,19 @@ def train(config: TrainConfig, out: Path, resume: bool = False, log=print) -> Pa
     else:
         if (out / "config.json").exists():
             raise CheckpointError(f"{out} already holds a run; use --resume {out} or another --out")
+        sync_processes("run directory checked")  # before the primary writes into it
         states, cloning = experiment.initial_states(log)
-        if cloning:
+        if cloning and primary:
             (out / "behaviour_cloning.json").parent.mkdir(parents=True, exist_ok=True)
             (out / "behaviour_cloning.json").write_text(json.dumps(cloning, indent=1))
         start = 0
-    write_run_config(out, resolved)
-    metrics_log = MetricsLog(out / "metrics.csv", start if resume else None)
+    if primary:
+        write_run_config(out, resolved)
+        metrics_log = MetricsLog(out / "metrics.csv", start if resume else None)
 
     chunks = {}
     bar = tqdm(total=config.iterations, initial=start, desc="train", unit="it", dynamic_ncols=True,
-               mininterval=5.0)
+               mininterval=5.0, disable=not primary)
     iteration = start
     try:
         while iteration < config.iterations:
@@ -270,7 +277,8 @@ def train(config: TrainConfig, out: Path, resume: bool = False, log=print) -> Pa
                     row.update({k: float(v[i, s]) for k, v in metrics.items()})
                     row.update(steps_per_s=steps_per_s, wall_s=elapsed / length)
                     rows.append(row)
-            metrics_log.append(rows)
+            if primary:
+                metrics_log.append(rows)
             iteration += length
             bar.update(length)
             postfix = {"ret": f"{np.mean(metrics['mean_return'][-1]):.2f}", "steps_s": f"{steps_per_s:,.0f}"}
@@ -282,11 +290,15 @@ def train(config: TrainConfig, out: Path, resume: bool = False, log=print) -> Pa
     finally:
         bar.close()
         checkpointer.close()
-    if config.eval_jobsets:
-        evaluate_run(experiment, states, out, log)
+    if config.eval_jobsets:  # every process evaluates (no one waits idle at the exit barrier)
+        evaluate_run(experiment, host_copy(states), out, log, write=primary)
     else:
         log("held-out evaluation skipped (eval_jobsets=0)")
     return out
+
+
+def _silent(*args, **kwargs) -> None:
+    """The log of a process that is not the primary one."""
 
 
 def trained_policies(experiment: Experiment, params, greedy: bool):
@@ -303,14 +315,16 @@ def seed_policies(experiment: Experiment, states) -> dict:
     return policies
 
 
-def evaluate_run(experiment: Experiment, states, out: Path, log=print) -> dict:
+def evaluate_run(experiment: Experiment, states, out: Path, log=print, write: bool = True) -> dict:
     """The trained policy of each seed (greedy and sampled) and the baselines on held-out instances
-    (jobsets, start points): ``eval.json`` and the learning-curve plots in ``out``."""
+    (jobsets, start points): ``eval.json`` and the learning-curve plots in ``out`` (unless not ``write``)."""
     config, variant = experiment.config, experiment.variant
     policies = {name: variant.heuristic(name) for name in experiment.baselines} | seed_policies(experiment, states)
     batched, header = variant.held_out(config.eval_jobsets, config.eval_seed)
     tables = variant.evaluate(policies, batched, jax.random.PRNGKey(config.eval_seed + 1))
     summary = {name: variant.summarize(table) for name, table in tables.items()}
+    if not write:
+        return summary
     write_evaluation(out, header, summary, variant.describe,
                      f"{config.eval_jobsets} held-out instances, seed {config.eval_seed}", log)
     variant.plot_learning_curves(out, summary, experiment.baselines, title=f"{config.env} {config.algo}")

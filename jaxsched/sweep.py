@@ -3,8 +3,10 @@
     python -m jaxsched.sweep --config configs/X.yaml --seeds 0:16 [key=v1,v2 ...] --out DIR [--shard I/N]
 
 The cells are the cartesian product of the swept keys' values; each cell is a normal run directory
-(``DIR/cells/<cell>/``) that trains all the seeds at once, vmapped in one process. ``--shard I/N``
-runs every N-th cell from the I-th (job arrays; each process its share). Resumable: a finished cell
+(``DIR/cells/<cell>/``) that trains all the seeds at once, vmapped in one process (split over the
+devices when the config says ``devices: auto | N``). ``--workers K`` runs K cells at a time, each in
+its own process (with ``CUDA_VISIBLE_DEVICES=0,1,...`` set, worker k sees only the k-th GPU);
+``--shard I/N`` runs every N-th cell from the I-th (job arrays over hosts; each process its share). Resumable: a finished cell
 (its ``eval.json`` written) is skipped, a killed one resumes from its last checkpoint. Then, from every
 finished cell: ``DIR/summary.csv`` (one row per cell and seed: the swept values, ``seed``, ``run_dir``,
 the held-out ``final_<metric>`` of the trained policy and of each baseline, and the iterations the
@@ -20,7 +22,9 @@ import csv
 import itertools
 import json
 import re
+import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -29,6 +33,7 @@ import yaml
 
 from jaxsched.core import stats
 from jaxsched.core.plotting import curves_with_bands, performance_profiles
+from jaxsched.core.devices import restart_for_devices
 from jaxsched.core.runs import Checkpointer, read_run_config
 from jaxsched.errors import CheckpointError, ConfigError, UsageError
 from jaxsched.experiment import TrainConfig, load_train_config, train, train_config
@@ -277,11 +282,17 @@ def main(argv=None) -> int:
     parser.add_argument("axes", nargs="*", help="swept keys: key=v1,v2,... (e.g. algo_options.lr=1e-3,3e-4)")
     parser.add_argument("--out", type=Path, required=True, help="the sweep directory")
     parser.add_argument("--shard", default="0/1", help="I/N: run cells I, I + N, I + 2N, ... (default all)")
+    parser.add_argument("--workers", type=int, default=1, help="cells run at once, each in its own process")
+    parser.add_argument("--no-summary", action="store_true", help=argparse.SUPPRESS)  # a worker's: the parent writes it
+    from_command_line = argv is None
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
     try:
         seeds = parse_seeds(args.seeds)
         grid = parse_grid(args.axes)
         shard, shards = parse_shard(args.shard)
+        if args.workers < 1:
+            raise UsageError(f"--workers {args.workers}: expected >= 1")
         if not args.config.exists():
             raise UsageError(f"config file not found: {args.config}")
         cells = plan(args.config, seeds, grid)
@@ -289,6 +300,11 @@ def main(argv=None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.workers > 1:
+        return _run_workers(argv, args, cells, shard, shards)
+    if from_command_line:
+        restart_for_devices(max((config.devices for _, _, config in cells), key=_device_rank),
+                            "jaxsched.sweep", argv)
     mine = [cell for index, cell in enumerate(cells) if index % shards == shard]
     print(f"sweep: {len(cells)} cell(s) x {len(seeds)} seeds; this process runs {len(mine)} (shard {shard}/{shards})")
     failed = []
@@ -309,13 +325,44 @@ def main(argv=None) -> int:
     except (ConfigError, CheckpointError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    rows = write_summary(args.out, [key for key, _ in grid])
-    finished = len({row["run_dir"] for row in rows})
-    print(f"wrote {args.out / 'summary.csv'} and {args.out / 'report.md'} ({finished} of {len(cells)} cells finished)")
     if failed:
         print(f"error: {len(failed)} cell(s) diverged (failed.json in each): {', '.join(failed)}", file=sys.stderr)
-        return 1
-    return 0
+    if not args.no_summary:
+        _write_summary(args.out, grid, len(cells))
+    return 1 if failed else 0
+
+
+def _write_summary(out: Path, grid, num_cells: int) -> None:
+    rows = write_summary(out, [key for key, _ in grid])
+    finished = len({row["run_dir"] for row in rows})
+    print(f"wrote {out / 'summary.csv'} and {out / 'report.md'} ({finished} of {num_cells} cells finished)")
+
+
+def _device_rank(spec) -> float:
+    return float("inf") if spec == "auto" else spec
+
+
+def _run_workers(argv: list[str], args, cells, shard: int, shards: int) -> int:
+    """``--workers K``: K child sweeps, worker k taking cells shard + shards * (k + K j); then the summary.
+    With ``CUDA_VISIBLE_DEVICES`` set, worker k sees only its k-th entry (one GPU per worker)."""
+    workers = args.workers
+    base = [a for i, a in enumerate(argv) if not (a.startswith(("--workers", "--shard"))
+                                                  or (i and argv[i - 1] in ("--workers", "--shard")))]
+    gpus = os.environ.get("CUDA_VISIBLE_DEVICES")
+    gpu_ids = gpus.split(",") if gpus else []
+    children = []
+    for k in range(workers):
+        environment = dict(os.environ)
+        if gpu_ids:
+            environment["CUDA_VISIBLE_DEVICES"] = gpu_ids[k % len(gpu_ids)]
+        command = [sys.executable, "-m", "jaxsched.sweep", *base, "--shard", f"{shard + shards * k}/{shards * workers}",
+                   "--no-summary"]
+        children.append(subprocess.Popen(command, env=environment))
+    codes = [child.wait() for child in children]
+    if any(code == 2 for code in codes):
+        return 2
+    _write_summary(args.out, parse_grid(args.axes), len(cells))
+    return 1 if any(codes) else 0
 
 
 if __name__ == "__main__":

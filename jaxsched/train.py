@@ -3,11 +3,15 @@
     [--seeds 0,1,2]   several seeds in one process, vmapped (one compiled update for all seeds)
     [--out DIR]       run directory (default: runs/<config name>)
     [--resume DIR]    continue a killed or finished run from its last checkpoint
+    [--coordinator HOST:PORT --num-processes N --process-id I]   one of N processes of a multi-host run
+    [--distributed]   the same, with the processes' settings detected (SLURM, Cloud TPU; jax.distributed)
 
 The run directory receives ``config.json`` (the resolved config), ``metrics.csv`` (one row per
 iteration and seed), orbax checkpoints of the whole train state every ``checkpoint_every``
 iterations, ``eval.json`` (the trained policies and the heuristics on held-out instances) and plots.
-What runs is :func:`jaxsched.experiment.train`.
+What runs is :func:`jaxsched.experiment.train`. In a multi-process run every process runs the same
+command (only ``--process-id`` differs); their devices form one mesh (``devices`` counts each
+process's devices) and process 0 writes the run directory, which must be on a shared file system.
 """
 
 from __future__ import annotations
@@ -16,9 +20,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from jaxsched.core.devices import rerun_with_host_devices
+from jaxsched.core.devices import join_spec, restart_for_devices
 from jaxsched.core.runs import read_run_config
-from jaxsched.errors import CheckpointError, ConfigError
+from jaxsched.errors import CheckpointError, ConfigError, UsageError
 from jaxsched.experiment import load_train_config, train, train_config
 
 
@@ -33,6 +37,14 @@ def main(argv=None) -> int:
     parser.add_argument("--seeds", help="comma list of seeds, trained together (vmapped)")
     parser.add_argument("--out", type=Path, help="run directory (default runs/<config name>)")
     parser.add_argument("--resume", type=Path, help="continue the run in this directory")
+    group = parser.add_argument_group("multi-process runs (jax.distributed)")
+    group.add_argument("--coordinator", metavar="HOST:PORT", help="process 0's address (process 0 serves it)")
+    group.add_argument("--num-processes", type=int, metavar="N")
+    group.add_argument("--process-id", type=int, metavar="I", help="0 .. N-1")
+    group.add_argument("--distributed", action="store_true",
+                       help="detect the processes from the cluster (SLURM, Cloud TPU) instead")
+    group.add_argument("--join-timeout", type=int, default=120, metavar="S",
+                       help="seconds to wait for the other processes (default 120)")
     from_command_line = argv is None  # only then may it restart itself with more host devices
     args = parser.parse_args(argv)
     if not (args.config or args.resume or args.overrides):
@@ -52,13 +64,16 @@ def main(argv=None) -> int:
             config = load_train_config(args.config, overrides) if args.config else train_config(saved, overrides)
         else:
             config = load_train_config(args.config, overrides)
+        join = join_spec(args.coordinator, args.num_processes, args.process_id, args.distributed, args.join_timeout)
+        if join is not None and not from_command_line:
+            raise UsageError("multi-process runs start from the command line (python -m jaxsched.train ...)")
         if from_command_line:
-            rerun_with_host_devices(config.devices, "jaxsched.train", sys.argv[1:])
+            restart_for_devices(config.devices, "jaxsched.train", sys.argv[1:], join)
         if args.resume:
             train(config, args.resume, resume=True)
         else:
             train(config, args.out or _default_out(args.config))
-    except (ConfigError, CheckpointError) as error:
+    except (ConfigError, CheckpointError, UsageError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except FloatingPointError as error:

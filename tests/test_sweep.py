@@ -64,6 +64,14 @@ def test_same_command_same_summary_and_finished_cells_skipped(swept, capsys):
     assert capsys.readouterr().out.count("finished before") == 2
 
 
+def test_workers_run_the_cells_in_child_processes_and_summarize_once(swept):
+    root, argv, out = swept
+    before = (out / "summary.csv").read_bytes()
+    (out / "summary.csv").unlink()
+    assert main(argv + ["--workers", "2"]) == 0  # both children find their cell finished; the parent summarizes
+    assert (out / "summary.csv").read_bytes() == before
+
+
 def test_a_killed_cell_resumes_from_its_checkpoint(swept, capsys):
     root, argv, out = swept
     cell = sorted((out / "cells").iterdir())[0]
@@ -79,6 +87,7 @@ def test_a_killed_cell_resumes_from_its_checkpoint(swept, capsys):
     (["no_such_key=1,2"], "unknown config key"),
     (["algo_options.no_such=1"], "unknown config key"),
     (["--shard", "3/2"], "--shard"),
+    (["--workers", "0"], "--workers"),
     (["--seeds", "a:b"], "--seeds"),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(swept, tmp_path, capsys, extra, message):

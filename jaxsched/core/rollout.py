@@ -19,6 +19,8 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
+from jaxsched.core.devices import split_instances
+
 
 
 def select_fields(pred: jax.Array, on_true, on_false, constant: str):
@@ -191,8 +193,16 @@ def collect_batch(env, batched_params, policy: Callable, key: jax.Array, num_rol
     reset_key, scan_key = jax.random.split(key)
     grid_keys = lambda k: jax.random.split(k, (num_jobsets, num_rollouts))
     decide = jax.vmap(jax.vmap(_decide(env, policy, record_extra), in_axes=(0, 0, None)))  # rollouts share params
-    start = jax.vmap(lambda keys, p: jax.vmap(lambda k: _start(env, k, p))(keys))(grid_keys(reset_key),
-                                                                                  batched_params)
-    carry, records = jax.lax.scan(lambda c, k: decide(c, grid_keys(k), batched_params), start,
-                                  jax.random.split(scan_key, length))
-    return _finish(carry, records)
+
+    def run(reset_keys, step_keys, instances):  # [J, N], [L, J, N], [J]: the same on any slice of J
+        start = jax.vmap(lambda keys, p: jax.vmap(lambda k: _start(env, k, p))(keys))(reset_keys, instances)
+        carry, records = jax.lax.scan(lambda c, k: decide(c, k, instances), start, step_keys)
+        return _finish(carry, records)
+
+    # every (decision, jobset, rollout) key drawn here, so that a device running a slice of the jobsets
+    # (split_instances) draws what one device running all of them would
+    step_keys = jax.vmap(grid_keys)(jax.random.split(scan_key, length))
+    time_major = None if record_extra is None else 1
+    out_axes = Trajectory(features=1, action_mask=1, action=1, reward=1, valid=1, final_state=0, terminated=0,
+                          extra=time_major)
+    return split_instances(run, (grid_keys(reset_key), step_keys, batched_params), (0, 1, 0), out_axes)

@@ -18,14 +18,16 @@ import jax
 import numpy as np
 import orbax.checkpoint as ocp
 
+from jaxsched.core.devices import host_copy
 from jaxsched.errors import CheckpointError
 
 FORMAT_VERSION = 1
 
 
 def _to_saveable(state):
-    # orbax stores arrays; ``None`` leaves (unused value-baseline slots) are kept by structure.
-    return jax.tree.map(np.asarray, state)
+    # orbax stores arrays; ``None`` leaves (unused value-baseline slots) are kept by structure. Arrays
+    # split over several processes are gathered (each process passes the whole value; orbax writes once).
+    return host_copy(state)
 
 
 class Checkpointer:
