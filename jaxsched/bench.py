@@ -32,7 +32,9 @@ import numpy as np
 from jaxsched.baselines.vm import best_fit
 from jaxsched.core.devices import restart_for_devices, usable_cores
 from jaxsched.core.rollout import auto_reset_step
+from jaxsched.datasets import resolve_path
 from jaxsched.envs.grid.heapq_sim import simulate_fifo
+from jaxsched.errors import DatasetError
 from jaxsched.experiment import Experiment, load_train_config
 from jaxsched.registry import build
 
@@ -358,7 +360,7 @@ def main(argv=None) -> int:
     env.add_argument("--steps", type=int, default=200, help="steps per timed run")
     env.add_argument("--repeats", type=int, default=3)
     env.add_argument("--load", type=float, default=0.7)
-    env.add_argument("--out", type=Path, default=Path("results/bench_env.json"))
+    env.add_argument("--out", type=Path, default=Path("runs/bench_env.json"))
     train = sub.add_parser("train", help="seconds per training iteration on 1 device and on all (default: "
                            "paper-size REINFORCE and CVD-RL at 50 PMs)")
     train.add_argument("--config", type=Path, help="time this config instead of the default workloads")
@@ -377,8 +379,8 @@ def main(argv=None) -> int:
     vm.add_argument("--steps", type=int, default=200, help="decisions per episode per timed run")
     vm.add_argument("--window", type=int, default=1000, help="trace events per episode (state size)")
     vm.add_argument("--repeats", type=int, default=3)
-    vm.add_argument("--trace", type=Path, help="Huawei trace file (huawei-east-1-lifetimes.csv); default: synthetic")
-    vm.add_argument("--out", type=Path, default=Path("results/bench_vm.json"))
+    vm.add_argument("--trace", help="the Huawei trace: dataset:huawei-east-1 or a file path; default: synthetic")
+    vm.add_argument("--out", type=Path, default=Path("runs/bench_vm.json"))
     vm.add_argument("--cpu-devices", type=int, default=usable_cores(),
                     help="XLA:CPU devices to split the batch over (default: the cores this process may use)")
     grid = sub.add_parser("grid", help="grid site FIFO decisions/s: JAX at several batch sizes vs the heapq simulator")
@@ -388,7 +390,7 @@ def main(argv=None) -> int:
     grid.add_argument("--repeats", type=int, default=3)
     grid.add_argument("--python-windows", type=int, default=None,
                       help="time the Python simulator on at most this many windows of each batch (default: all)")
-    grid.add_argument("--out", type=Path, default=Path("results/bench_grid.json"),
+    grid.add_argument("--out", type=Path, default=Path("runs/bench_grid.json"),
                       help="JSON file (the .md beside it), or a folder for bench_grid.json/.md")
     grid.add_argument("--cpu-devices", type=int, default=1,
                       help="XLA:CPU devices to split each batch over (default 1: one vmapped call)")
@@ -405,8 +407,13 @@ def main(argv=None) -> int:
         sizes = int_list("--num-pms", args.num_pms)
         restart_for_devices(args.cpu_devices, "jaxsched.bench", argv)
         print(f"hardware: {_hardware()}")
-        if args.trace is not None and not args.trace.exists():
-            parser.error(f"--trace {args.trace}: file not found")
+        if args.trace is not None:
+            try:
+                args.trace = resolve_path(args.trace)
+            except DatasetError as error:
+                parser.error(str(error))
+            if not args.trace.exists():
+                parser.error(f"--trace {args.trace}: file not found")
         bench_vm(sizes, args.batch, args.steps, args.repeats, args.window, args.out, args.trace)
     if args.what == "train":
         specs = [s.strip() for s in args.devices.split(",") if s.strip()]

@@ -26,6 +26,11 @@ class UsageError(InputError):
     """Bad command-line input; a command reports it as ``error: ...`` with exit status 2."""
 
 
+class DatasetError(InputError):
+    """A dataset (:mod:`jaxsched.datasets`) that is unknown, absent here, or whose download failed or
+    did not verify; the message says how to get it."""
+
+
 class CheckpointError(JaxschedError, RuntimeError):
     """A run directory or checkpoint that cannot be used for this run."""
 

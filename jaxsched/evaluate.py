@@ -26,7 +26,8 @@ import numpy as np
 
 from jaxsched.core.plotting import slowdown_vs_load
 from jaxsched.core.rollout import num_instances
-from jaxsched.errors import CheckpointError, ConfigError, UsageError
+from jaxsched.datasets import resolve_path
+from jaxsched.errors import CheckpointError, ConfigError, DatasetError, UsageError
 from jaxsched.experiment import load_policy
 from jaxsched.registry import build, registered
 
@@ -152,16 +153,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--num-jobs", type=int, help="grid: jobs per episode (window)")
     parser.add_argument("--exclude", type=int, help="grid: first and last jobs of each episode left out of "
                         "the metrics (default 500, as the paper)")
-    parser.add_argument("--swf", type=Path, help="grid: consecutive windows of this SWF trace instead of "
-                        "synthetic ones (all windows, or --episodes of them)")
+    parser.add_argument("--swf", help="grid: consecutive windows of this SWF trace (a file or dataset:NAME, see "
+                        "python -m jaxsched.data list) instead of synthetic ones (all windows, or --episodes of them)")
     parser.add_argument("--multi-core", choices=("error", "drop", "split"),
                         help="grid, --swf: jobs asking for more than one processor")
     parser.add_argument("--bsld-tau", type=float,
                         help="bounded slowdown's threshold tau in time steps (default 1)")
     parser.add_argument("--per-job", type=Path, help="write per-job CSV here")
     parser.add_argument("--summary", type=Path, help="write summary JSON here")
-    parser.add_argument("--results-dir", type=Path, default=Path("results"),
-                        help="where --loads writes its CSV and plot")
+    parser.add_argument("--results-dir", type=Path, default=Path("runs"),
+                        help="where --loads writes its CSV and plot (default runs/; results/ only when asked)")
     return parser
 
 
@@ -292,10 +293,14 @@ def _swf_instances(args, variant):
     if not hasattr(variant, "instances_from_swf"):
         raise UsageError(f"--swf reads grid windows of an SWF trace; {variant.name} does not take them "
                          "(DeepRM family: python -m jaxsched.studies.swf_eval)")
-    if not args.swf.exists():
-        raise UsageError(f"SWF trace not found: {args.swf}")
-    batched, info = variant.instances_from_swf(args.swf, max_windows=args.swf_windows)
-    print(f"{args.swf}: {info['windows']} windows of {info['window']} jobs ({info['swf_jobs']} jobs in the trace, "
+    try:
+        path = resolve_path(args.swf)
+    except DatasetError as error:
+        raise UsageError(str(error)) from None
+    if not path.exists():
+        raise UsageError(f"SWF trace not found: {path}")
+    batched, info = variant.instances_from_swf(path, max_windows=args.swf_windows)
+    print(f"{path}: {info['windows']} windows of {info['window']} jobs ({info['swf_jobs']} jobs in the trace, "
           f"{info['multi_core_jobs']} multi-processor: {info['multi_core']}; VOs from {info['vo_from']} ids)")
     return batched
 

@@ -17,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from jaxsched.datasets import fetch_hint, find, get
 from jaxsched.envs.deeprm.env import DeepRM, EnvParams
 from jaxsched.envs.deeprm.generator import Workload
 from jaxsched.envs.deeprm.types import Jobset, from_arrays
@@ -119,3 +120,17 @@ class FixedJobsets(DeepRMVariant):
 def fixed_variant(env: DeepRM, params: EnvParams, jobsets: Jobset, workload: Workload | None = None) -> FixedJobsets:
     """A variant of ``env`` with ``params``' caps whose instances are ``jobsets`` (a stacked batch)."""
     return FixedJobsets(name="test", env=env, workload=workload or Workload(), params=params, jobsets=jobsets)
+
+
+TEST_DATA = Path(__file__).resolve().parent / "data"
+
+
+def dataset_file(name: str) -> Path:
+    """Dataset ``name``'s file (jaxsched.datasets): the excerpt shipped in tests/data if any (the Parallel
+    Workloads Archive's terms allow it; the Huawei trace's do not), else the cache or ../shared/data;
+    skips the test, saying how to fetch it, when it is nowhere."""
+    shipped = TEST_DATA / get(name).file
+    path = shipped if shipped.exists() else find(name)
+    if path is None:
+        pytest.skip(f"dataset {name} is not here; get it with: {fetch_hint(name)}")
+    return path

@@ -4,14 +4,12 @@ from pathlib import Path
 
 import pytest
 
+from jaxsched.datasets import DATASET_PREFIX, find
 from jaxsched.experiment import TrainConfig, load_train_config
 from jaxsched.registry import build
 
-from conftest import SHARED
-
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
-HUAWEI_TRACE = SHARED / "data" / "huawei-east-1-lifetimes.csv"
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
@@ -21,12 +19,12 @@ def test_config_is_valid(path):
     config.bc_config()
     options = dict(config.env_options)
     trace = options.get("trace")
-    if config.env == "vm-huawei":  # no default trace: the config names the file
-        assert trace is not None and Path(trace).name == HUAWEI_TRACE.name
-    if trace not in (None, "synthetic"):
-        options["trace"] = str((ROOT / trace).resolve())  # configs give paths from the project root
-        if Path(options["trace"]) == HUAWEI_TRACE.resolve() and not HUAWEI_TRACE.exists():
-            pytest.skip(f"{path.name} needs {HUAWEI_TRACE} (absent here)")
+    if config.env == "vm-huawei":  # no default trace: the config names the dataset
+        assert trace == "dataset:huawei-east-1"
+    if trace not in (None, "synthetic"):  # configs name datasets, never paths beside the project
+        assert trace.startswith(DATASET_PREFIX), f"{path.name}: trace={trace}; name a dataset instead"
+        if find(trace[len(DATASET_PREFIX):]) is None:
+            pytest.skip(f"{path.name} needs the dataset {trace} (python -m jaxsched.data fetch)")
     variant = build(config.env, **options)
     assert variant.env.num_actions >= 2
     if config.baselines is not None:

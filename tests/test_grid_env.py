@@ -26,8 +26,8 @@ from jaxsched.envs.grid.types import BATCH, INTERACTIVE, PAPER_VO_SHARES, EnvPar
 from jaxsched.envs.grid.workload import TABLE1, Workload, generate, jobs_from_swf, swf_windows
 from jaxsched.errors import InputError
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-CTC = SHARED / "data" / "ctc-sp2-1996-first969.swf"
+from conftest import dataset_file
+
 
 
 def to_numpy(tree):
@@ -673,11 +673,10 @@ def test_swf_multi_core_jobs(tmp_path):
 
 
 def test_swf_windows_of_the_ctc_trace():
-    if not CTC.exists():
-        pytest.skip(f"{CTC} not found (the ../shared data folder is absent)")
+    ctc = dataset_file("ctc-sp2-first969")
     with pytest.raises(InputError, match="ask for more than one processor"):
-        swf_windows(CTC, 100)
-    windows, info = swf_windows(CTC, 100, multi_core="drop")
+        swf_windows(ctc, 100)
+    windows, info = swf_windows(ctc, 100, multi_core="drop")
     count = info["jobs"] // 100
     assert info["windows"] == count >= 1 and info["multi_core_jobs"] > 0
     assert info["jobs"] == info["swf_jobs"] - info["multi_core_jobs"]

@@ -1,4 +1,4 @@
-"""The MDP-design options of the DeepRM environment (Casagrande et al., BRACIS'21): the compact
+"""The MDP-design options of the DeepRM environment (Cunha and Chaimowicz, BRACIS'21): the compact
 "bracis" state against a hand-computed vector, event-based stepping (never asks when nothing fits,
 conserves rewards, discounts skipped ticks), the reduced ("visible") reward job set, jobs longer
 than the horizon under fits-now scheduling, the paper's generator and the registered scenarios.

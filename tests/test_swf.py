@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import dataset_file
 from jaxsched.envs.deeprm.swf import SwfFormatError, SwfTrace, clamp_to_machine, read_swf, to_jobsets
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
 def swf_line(job_id, submit, run, allocated, requested=-1, requested_time=-1,
@@ -210,10 +210,7 @@ def expected_by_hand(path: Path) -> tuple[list[int], list[int], int | None]:
 
 
 def shipped(name: str) -> Path:
-    path = DATA / name
-    if not path.exists():
-        pytest.skip(f"shipped trace not found: {path}")
-    return path
+    return dataset_file({"ctc-sp2-1996-first969.swf": "ctc-sp2-first969", "lublin-256.swf": "lublin-256"}[name])
 
 
 @pytest.mark.parametrize("name, machine, header_key, jobs", [

@@ -9,16 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import dataset_file
 from jaxsched.studies.swf_eval import main, trace_jobsets
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-CTC = DATA / "ctc-sp2-1996-first969.swf"
 
 
 def ctc() -> Path:
-    if not CTC.exists():
-        pytest.skip(f"trace not found: {CTC} (../shared/data is not part of the project)")
-    return CTC
+    return dataset_file("ctc-sp2-first969")
 
 
 def test_jobs_wider_than_the_cluster_are_reported_not_clamped():

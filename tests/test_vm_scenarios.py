@@ -8,7 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from conftest import SHARED
+from conftest import dataset_file
 from jaxsched.baselines.vm import (VM_HEURISTICS, RequestMix, best_fit, best_fit_scores, cvd_candidates,
                                    heuristic_policy, pm_best_fit, pm_best_fit_scores, request_mix, room_fit,
                                    room_loss, top_k_mask, usable_room)
@@ -21,7 +21,6 @@ from jaxsched.envs.vm.variants import FRAG_TYPES
 from jaxsched.registry import build
 from test_vm_env import lifetimes, small_params
 
-HUAWEI_TRACE = SHARED / "data" / "huawei-east-1-lifetimes.csv"
 
 
 def test_durations_are_lifetimes_of_creates():
@@ -212,9 +211,7 @@ def test_variant_errors():
 
 
 def test_huawei_trace_loads():
-    if not HUAWEI_TRACE.exists():
-        pytest.skip(f"{HUAWEI_TRACE} not found (../shared is absent); the Huawei trace test needs it")
-    requests = load_lifetimes(HUAWEI_TRACE)
+    requests = load_lifetimes(dataset_file("huawei-east-1"))
     assert requests.length == 2 * 116_313 and bool(requests.valid.all())
     creates = np.asarray(requests.kind) == 0
     assert creates.sum() == 116_313 and np.all(np.asarray(requests.duration)[creates] >= 0)

@@ -157,7 +157,7 @@ def main(argv=None) -> int:
     parser.add_argument("--episodes", type=int, default=8, help="held-out windows (or SWF windows)")
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--run", action="append", help="NAME=RUN_DIR (repeatable): a trained SARSA run")
-    parser.add_argument("--swf", help="windows of this SWF trace instead of synthetic ones")
+    parser.add_argument("--swf", help="windows of this SWF trace (a file or dataset:NAME) instead of synthetic ones")
     parser.add_argument("--option", action="append", default=[], help="KEY=VALUE env option (e.g. num_jobs=2000)")
     parser.add_argument("--skip-elastic", action="store_true", help="rigid table only")
     parser.add_argument("--out", type=Path, default=Path("runs/grid_tables"))

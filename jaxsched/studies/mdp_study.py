@@ -1,4 +1,4 @@
-"""The MDP-design study's figures from training runs (Casagrande et al., BRACIS'21).
+"""The MDP-design study's figures from training runs (Cunha and Chaimowicz, BRACIS'21).
 
     python -m jaxsched.studies.mdp_study fig4 --runs runs/mdp --scenarios bracis-1,bracis-7 --jobsets 1000 \
         --out results/mdp_ppo/fig4.json [--transfer-jobsets 200]

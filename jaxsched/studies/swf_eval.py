@@ -1,6 +1,6 @@
 """Schedulers on windows of consecutive jobs of a real SWF trace.
 
-    python -m jaxsched.studies.swf_eval --trace ../shared/data/lublin-256.swf --window 128 --quantum 600 \
+    python -m jaxsched.studies.swf_eval --trace dataset:lublin-256 --window 128 --quantum 600 \
         --policies sjf,packer,fcfs,easy,random [--checkpoint RUN_DIR ...] [--num-windows N] \
         --out results/mdp_swf/lublin-256.json
 
@@ -28,6 +28,7 @@ from pathlib import Path
 import jax
 import numpy as np
 
+from jaxsched.datasets import resolve_path
 from jaxsched.envs.deeprm.metrics import bounded_slowdown, summarize
 from jaxsched.envs.deeprm.swf import read_swf, to_jobsets
 from jaxsched.errors import UsageError
@@ -134,7 +135,7 @@ def load_agents(run_dirs: list[Path]) -> dict:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m jaxsched.studies.swf_eval", description=__doc__.splitlines()[0])
-    parser.add_argument("--trace", type=Path, required=True)
+    parser.add_argument("--trace", required=True, help="an SWF file or dataset:NAME (python -m jaxsched.data list)")
     parser.add_argument("--window", type=int, default=128, help="consecutive jobs per jobset")
     parser.add_argument("--quantum", type=float, default=600.0, help="seconds per time step")
     parser.add_argument("--num-windows", type=int, help="first N full windows (default all)")
@@ -146,6 +147,7 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, help="JSON output (and a markdown table beside it, .md)")
     args = parser.parse_args(argv)
     try:
+        args.trace = resolve_path(args.trace)
         if not args.trace.exists():
             raise UsageError(f"trace not found: {args.trace}")
         result = evaluate_trace(args, load_agents(args.checkpoint))

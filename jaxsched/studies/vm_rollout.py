@@ -101,7 +101,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=99991)
     parser.add_argument("--starts-from", type=Path, help="an eval.json whose start_points to use instead")
     parser.add_argument("--cvd-k", help="K_BF,K_PMBF,K_ROOM: try only CVD-RL's candidate set (default: every action)")
-    parser.add_argument("--out", type=Path, default=Path("results/vm_rollout_improvement.json"))
+    parser.add_argument("--out", type=Path, default=Path("runs/vm_rollout_improvement.json"))
     args = parser.parse_args(argv)
     rows = []
     for num_pms in (int(n) for n in args.num_pms.split(",")):

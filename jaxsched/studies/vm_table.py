@@ -53,7 +53,7 @@ def heuristics_table(env_name: str, num_pms_list, warm_starts, num_starts: int, 
 def main(argv=None) -> int:
     """``python -m jaxsched.studies.vm_table``: the VM heuristics table (JSON + markdown)."""
     parser = argparse.ArgumentParser(prog="python -m jaxsched.studies.vm_table", description=main.__doc__)
-    parser.add_argument("--env", default="vm-frag", help="a vm-* env (vm-huawei needs --option trace=FILE)")
+    parser.add_argument("--env", default="vm-frag", help="a vm-* env (vm-huawei needs --option trace=dataset:huawei-east-1 or trace=FILE)")
     parser.add_argument("--num-pms", default="5,10,20")
     parser.add_argument("--warm-start", default="0,0.5")
     parser.add_argument("--starts", type=int, default=20)

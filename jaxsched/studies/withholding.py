@@ -106,7 +106,7 @@ def main(argv=None) -> int:
     parser.add_argument("--max-decisions", type=int, default=1000)
     parser.add_argument("--greedy", action="store_true",
                         help="act by argmax (default: sample from the policy, as the reference evaluates it)")
-    parser.add_argument("--out", type=Path, default=Path("results/deeprm_withholding"))
+    parser.add_argument("--out", type=Path, default=Path("runs/deeprm_withholding"))
     args = parser.parse_args(argv)
     try:
         policy, variant, config = load_policy(args.checkpoint, greedy=args.greedy)

@@ -6,7 +6,7 @@ the horizon without advancing time, anything else ("move on") advances the clock
 new arrivals in and pays the reward. Jobs arriving when slots and backlog are full are *counted* as
 dropped (the reference loses them silently).
 
-The MDP-design options of Casagrande et al. (BRACIS'21; ``../shared/spec/mdp-variants.md``) are
+The MDP-design options of Cunha and Chaimowicz (BRACIS'21; ``../shared/spec/mdp-variants.md``) are
 static constructor arguments of the same environment: ``observation="bracis"`` (the paper's compact
 state, whose length does not depend on the cluster size), ``stepping="event"`` (a semi-MDP that asks
 the agent only when a visible job fits now; ``info["elapsed_ticks"]`` says how much time passed),

@@ -7,7 +7,7 @@ Arrivals: one Bernoulli trial per step (DeepRM) or Poisson counts per step (Deep
 1..simu_len-1 as in the reference (nothing arrives at t = 0), or everything at t = 0 (DeepRM_Off).
 The user asks for a *load*; the arrival rate is derived from the workload's mean job size.
 
-The MDP-design paper's generator (Casagrande et al., BRACIS'21) is the same with the arrival
+The MDP-design paper's generator (Cunha and Chaimowicz, BRACIS'21) is the same with the arrival
 probability given directly (``job_rate=0.3``) and always two demand generators, CPU- or
 memory-dominant (``generators=2``), also on a processor-only cluster (``num_res=1``), where half the
 jobs then ask for few processors ({1..js/5}) and half for many ({js/2..js}).

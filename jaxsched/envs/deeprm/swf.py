@@ -23,6 +23,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from jaxsched.datasets import resolve_path
 from jaxsched.envs.deeprm.types import Jobset, from_arrays, stack
 from jaxsched.errors import SwfFormatError
 
@@ -102,7 +103,9 @@ def read_swf(path: str | os.PathLike) -> SwfTrace:
     max(requested, run), or run where unknown; jobs with run <= 0, procs <= 0 or an unknown submit
     time are dropped and counted in ``skipped``. Jobs wider than the machine are kept (see
     ``oversized``). Raises :class:`SwfFormatError` for a malformed line or submit times out of order.
+    ``path`` may name a dataset, ``dataset:NAME`` (:func:`jaxsched.datasets.resolve_path`).
     """
+    path = resolve_path(path)
     name = str(path)
     header: dict[str, str] = {}
     rows: list[list[float]] = []

@@ -52,7 +52,7 @@ VARIANTS: dict[str, dict] = {
     "deeprm-off": dict(_DEEPRM, arrivals="offline", num_jobs=20, num_slots=20, backlog_size=0),
 }
 
-# The MDP-design paper's scenarios (Casagrande et al., BRACIS'21, Table 3): a processor-count cluster
+# The MDP-design paper's scenarios (Cunha and Chaimowicz, BRACIS'21, Table 3): a processor-count cluster
 # of np processors, jobs up to d steps long and js processors wide, W = 10 slots, H = 20, arrivals
 # with probability 0.3 for T = 100 steps, fits-now scheduling. Default MDP: compact state, time-based
 # steps, all jobs in the reward; the paper's other MDPs are overrides (observation="image",

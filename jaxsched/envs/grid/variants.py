@@ -19,6 +19,7 @@ from jaxsched.core.plotting import learning_curve
 from jaxsched.core.rollout import num_instances
 from jaxsched.core.runs import per_iteration_means
 from jaxsched.core.variant import Headline, variant_config
+from jaxsched.datasets import resolve_path
 from jaxsched.envs.grid.env import ELASTIC_POOL_SIZES, GridSite
 from jaxsched.envs.grid.metrics import PER_JOB_COLUMNS, job_table, summarize
 from jaxsched.envs.grid.types import PAPER_VO_SHARES, EnvParams
@@ -166,8 +167,8 @@ def build(name: str, **overrides) -> GridVariant:
     weight = float(config.get("weight", 0.5))
     if not 0.0 <= weight <= 1.0:
         raise ValueError(f"weight (λ) must be in [0, 1], got {weight}")
-    swf = config.get("swf")
-    if swf is not None and not Path(swf).exists():
+    swf = None if config.get("swf") is None else resolve_path(config["swf"])
+    if swf is not None and not swf.exists():
         raise ValueError(f"SWF trace {swf} not found")
     variant = GridVariant(name=name, env=env, workload=workload, params=EnvParams(weight=weight), num_jobs=num_jobs,
                           exclude=exclude, swf=None if swf is None else str(swf),

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 from pathlib import Path
 
 import jax
@@ -14,6 +13,7 @@ from jaxsched.baselines.vm import HEURISTIC_NAMES, heuristic_policy
 from jaxsched.core.plotting import learning_curve
 from jaxsched.core.runs import per_iteration_means
 from jaxsched.core.variant import Headline, variant_config
+from jaxsched.datasets import resolve_path
 from jaxsched.envs.vm.env import VmPlacement
 from jaxsched.envs.vm.episodes import draw_starts, evaluate_at, params_at, summarize_vm
 from jaxsched.envs.vm.trace import interarrival_for_load, load_lifetimes, load_vmagent, synthetic, window
@@ -41,7 +41,7 @@ VARIANTS: dict[str, dict] = {
     # lacks the long-lived VMs, and 50 empty PMs running Best-Fit are not full after 8000 events
     # (~4500 placements), whereas 10 PMs overflow after ~800-2000 placements; a window of 4000 events
     # ran out before the end at 1 of 4 start points, 8000 covers them.
-    # The file is not part of jaxsched: give its path, ``trace=.../huawei-east-1-lifetimes.csv``.
+    # The file is not part of jaxsched: give ``trace=dataset:huawei-east-1`` (jaxsched.datasets) or its path.
     "vm-huawei": dict(num_pms=10, trace=None, trace_format="lifetimes", window=8000,
                       start_low=1000, start_high=9999),
     # A small synthetic cluster (Huawei type mix) for tests and CI: needs no file. At 3 PMs an
@@ -136,20 +136,20 @@ class VmVariant:
 
 
 def build(name: str, **overrides) -> VmVariant:
-    """The variant ``name`` with ``overrides``; ``trace`` is ``"synthetic"`` (drawn with ``seed``) or a
-    file path."""
+    """The variant ``name`` with ``overrides``; ``trace`` is ``"synthetic"`` (drawn with ``seed``), a
+    file path, or ``dataset:NAME`` (:func:`jaxsched.datasets.resolve_path`)."""
     config = variant_config(name, VARIANTS[name], overrides, _VM_ENV_KEYS, _VM_PARAM_KEYS, _VM_TRACE_KEYS)
     if int(config["window"]) == 0:  # from num_pms (vm-frag)
         config["window"] = 160 * int(config["num_pms"]) + 2000
     if config["trace"] == "synthetic":
         trace = synthetic(jax.random.PRNGKey(config.get("seed", 0)), **_synthetic_options(config))
     else:
-        path = config["trace"]
-        if path is None:
-            raise ValueError(f"{name} reads a trace file: give its path as the option trace=PATH (for "
-                             f"vm-huawei the file huawei-east-1-lifetimes.csv; ../shared/data holds it "
-                             f"beside this project); or use env 'vm-synthetic' / 'vm-frag', which need no file")
-        if not os.path.exists(path):
+        if config["trace"] is None:
+            raise ValueError(f"{name} reads a trace file: give it as the option trace=PATH or trace=dataset:NAME "
+                             f"(for vm-huawei trace=dataset:huawei-east-1, see python -m jaxsched.data list); "
+                             f"or use env 'vm-synthetic' / 'vm-frag', which need no file")
+        path = resolve_path(config["trace"])
+        if not path.exists():
             raise ValueError(f"trace file {path} not found (for vm-huawei: huawei-east-1-lifetimes.csv; "
                              f"use env 'vm-synthetic' / 'vm-frag', which need no file)")
         loaders = {"lifetimes": load_lifetimes, "vmagent": load_vmagent}
