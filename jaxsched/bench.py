@@ -1,6 +1,7 @@
 """Benchmarks: ``python -m jaxsched.bench env|train|vm|grid``.
 
-``env [--batch-sizes 1,64,1024,4096] [--steps 200]``: environment steps per second.
+``env [--batch-sizes 1,64,1024,4096] [--steps 200]``: environment steps per second, and the Gymnasium
+adapter's ``step`` per Python call (10 x steps calls).
 ``train [--devices 1,auto] [--config X.yaml key=value ...]``: seconds per training iteration on one
 device and on all (paper-size REINFORCE and CVD-RL at 50 PMs by default), each in its own process.
 ``vm [--num-pms 50,100] [--batch 1024] [--steps 200] [--trace FILE] [--cpu-devices N]``: VM placement
@@ -36,6 +37,7 @@ from jaxsched.datasets import resolve_path
 from jaxsched.envs.grid.heapq_sim import simulate_fifo
 from jaxsched.errors import DatasetError
 from jaxsched.experiment import Experiment, load_train_config
+from jaxsched.gymnasium_env import make_gymnasium
 from jaxsched.registry import build
 
 
@@ -68,6 +70,26 @@ def make_env_runner(env, policy, steps: int):
     return jax.jit(run)
 
 
+def time_gymnasium_step(steps: int, repeats: int, load: float) -> dict:
+    """The row "gymnasium adapter step per Python call": ``make_gymnasium("deeprm")``'s ``step`` (image
+    observation, the void action) called ``steps`` times from a Python loop, host copies included."""
+    env = make_gymnasium("deeprm", seed=0, load=load)
+    void = env.action_space.n - 1
+    env.reset()
+    env.step(void)  # compile
+    best = float("inf")
+    for _ in range(repeats):
+        env.reset()
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            _, _, terminated, truncated, _ = env.step(void)
+            if terminated or truncated:
+                env.reset()
+        best = min(best, time.perf_counter() - t0)
+    return {"observation": "image", "policy": "gymnasium adapter step per Python call", "batch": 1,
+            "steps": steps, "steps_per_s": steps / best, "seconds": best}
+
+
 def bench_env(batch_sizes, steps: int, repeats: int, load: float, out: Path | None) -> list[dict]:
     rows = []
     for observation in ("none", "image"):
@@ -89,6 +111,8 @@ def bench_env(batch_sizes, steps: int, repeats: int, load: float, out: Path | No
                 rows.append(row)
                 print(f"obs={row['observation']:9s} policy={policy_name:6s} batch={batch:5d} "
                       f"{row['steps_per_s']:>13,.0f} steps/s", flush=True)
+    rows.append(time_gymnasium_step(10 * steps, repeats, load))
+    print(f"{rows[-1]['policy']}: {rows[-1]['steps_per_s']:,.0f} steps/s", flush=True)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         meta = {"hardware": _hardware(), "env": "deeprm (M=10, T=20, capacity 10, backlog 60)",
