@@ -14,6 +14,7 @@ COMMANDS = (
     ("jaxsched.bench", "benchmarks: env, train, vm, grid"),
     ("jaxsched.data", "datasets: list, fetch, path"),
     ("jaxsched.studies.<name>", "the studies behind results/ (see README)"),
+    ("jaxsched.reproduce", "remake any item of results/: --list, ID, all, --quick"),
 )
 
 

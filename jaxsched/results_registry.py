@@ -1,0 +1,652 @@
+"""Every committed item of ``results/``: what paper table or figure it stands for, the commands that
+make it, the files it writes and how long it took on the project's 2-core CPU.
+
+One list (:data:`ITEMS`) so that ``python -m jaxsched.reproduce`` and the index of results/README.md
+are read from the same place and cannot drift. Commands are jaxsched modules with their arguments;
+``{out}`` is the output folder (results/ by default) and ``{scratch}`` a folder for intermediate runs
+that results/ does not keep (runs/reproduce_scratch by default). ``quick`` is appended to a command in
+``--quick`` mode (train overrides and flags: the last value wins), ``quick_command`` replaces it.
+Wall-clock numbers come from the run metadata (metrics.csv ``wall_s``, summed) or from results/README.md;
+``estimate=True`` marks those measured by neither.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+    """One command: a module and its arguments, with placeholders ``{out}`` and ``{scratch}``."""
+
+    command: str
+    quick: str = ""  # appended in --quick mode
+    quick_command: str | None = None  # replaces the command in --quick mode
+
+    def argv(self, out: str, scratch: str, quick: bool = False) -> list[str]:
+        text = self.command
+        if quick:
+            text = self.quick_command if self.quick_command is not None else f"{text} {self.quick}"
+        return [part.format(out=out, scratch=scratch) for part in shlex.split(text)]
+
+
+@dataclasses.dataclass(frozen=True)
+class Item:
+    """One entry of results/: ``outputs`` are paths under ``{out}``; the item counts as done when they all
+    exist. ``inputs`` must exist before it runs; ``needs`` are the items that make them."""
+
+    id: str
+    paper: str
+    steps: tuple[Step, ...]
+    outputs: tuple[str, ...]
+    wall_s: float
+    headline: str
+    estimate: bool = False
+    inputs: tuple[str, ...] = ()
+    needs: tuple[str, ...] = ()
+    note: str = ""
+
+
+
+# Quick forms: a couple of iterations of a tiny batch, so that every command runs end to end in seconds.
+TRAIN_QUICK = "iterations=2 chunk=1 checkpoint_every=1 eval_jobsets=2"
+REINFORCE_QUICK = f"{TRAIN_QUICK} algo_options.num_jobsets=2 algo_options.num_rollouts=2"
+BC_QUICK = "bc.num_jobsets=4 bc.max_epochs=1"
+VM_QUICK = f"{TRAIN_QUICK} algo_options.learning_starts=64"
+PPO_QUICK = f"{TRAIN_QUICK} algo_options.num_envs=4 algo_options.num_steps=16"
+PPO_SUMMARY_QUICK = f"{PPO_QUICK} iterations=12"  # mdp_summary smooths over 10 iterations
+GRID_QUICK = f"{TRAIN_QUICK} env_options.num_jobs=300 env_options.exclude=20 algo_options.num_envs=2 " \
+             "algo_options.warm_start_iterations=1"
+
+
+def train(out: str, config: str, *overrides: str, seeds: str = "", quick: str = TRAIN_QUICK) -> Step:
+    """``jaxsched.train`` into ``out`` (options first, overrides last, so quick overrides append)."""
+    seeds_flag = f" --seeds {seeds}" if seeds else ""
+    return Step(f"jaxsched.train --config {config} --out {out}{seeds_flag} {' '.join(overrides)}".rstrip(),
+                quick=quick)
+
+
+def resume(run: str, iterations: int, quick_iterations: int) -> Step:
+    return Step(f"jaxsched.train --resume {run} iterations={iterations}", quick=f"iterations={quick_iterations}")
+
+
+def copy(source: str, target: str) -> Step:
+    """A file kept under another name (e.g. an evaluation before a run was resumed)."""
+    return Step(f"copy {source} {target}")
+
+
+VM_CVD = "configs/vm_cvd_frag.yaml"
+VM_DQN = "configs/vm_dqn_frag.yaml"
+VM_IMPACT = "configs/vm_cvd_frag_impact.yaml"
+VM_TABLE_QUICK = "--num-pms 5 --warm-start 0 --starts 2"
+DEEPRM_BC = "configs/deeprm_slowdown_bc.yaml"
+
+
+def _vm_runs(folder: str, config: str, runs: dict[str, str], common: str = "") -> tuple[Step, ...]:
+    return tuple(train(f"{{out}}/{folder}/{name}", config, *f"{common} {extra}".split(), quick=VM_QUICK)
+                 for name, extra in runs.items())
+
+
+def _vm_outputs(folder: str, names) -> tuple[str, ...]:
+    return tuple(f"{folder}/{name}/eval.json" for name in names)
+
+
+def _curves(name: str, window: int, **runs: str) -> Step:
+    labels = " ".join(f"{label}={{out}}/{run}" for label, run in runs.items())
+    return Step(f"jaxsched.studies.compare_runs --out {{out}}/{name} --baseline pm_best_fit --window {window} {labels}")
+
+
+MDP_SCENARIOS = ("bracis-1", "bracis-2", "bracis-3", "bracis-7")
+MDP_VARIANTS = {  # run-name suffix: observation, stepping, reward_jobs, iterations, chunk (train_study.sh)
+    "compact": ("bracis", "time", "all", 60, 10),
+    "event": ("bracis", "event", "visible", 8, 2),
+    "image": ("image", "time", "all", 30, 5),
+}
+
+
+def _mdp_study_runs() -> tuple[Step, ...]:
+    steps = []
+    for variant, (observation, stepping, reward_jobs, iterations, chunk) in MDP_VARIANTS.items():
+        for scenario in MDP_SCENARIOS:
+            steps.append(train(f"{{scratch}}/mdp/{scenario}_{variant}", "configs/mdp_ppo_compact.yaml",
+                               f"env={scenario}", f"env_options.observation={observation}",
+                               f"env_options.stepping={stepping}", f"env_options.reward_jobs={reward_jobs}",
+                               f"iterations={iterations}", f"chunk={chunk}", f"checkpoint_every={iterations}",
+                               "eval_jobsets=0", seeds="0,1,2",
+                               quick=PPO_QUICK))
+    return tuple(steps)
+
+
+FIG4 = "jaxsched.studies.mdp_study fig4 --runs {scratch}/mdp --jobsets 1000 --out {out}/mdp_ppo/fig4.json"
+FIG4_QUICK = "--jobsets 2 --transfer-jobsets 2 --max-time 100"
+GRID_TABLES = ("jaxsched.studies.grid_tables --episodes 8 --seed 12345 --option candidates=per_class "
+               "--run rig-ora={out}/grid_esn_oracle --run rig-est={out}/grid_esn_estimated "
+               "--run ela-ora-0.5={out}/grid_elastic_esn_l0.5 --run ela-ora-1={out}/grid_elastic_esn_l1.0 "
+               "--out {out}/grid")
+SWF_EVAL = ("jaxsched.studies.swf_eval --trace dataset:{trace} --window 128 --quantum 600 "
+            "--policies sjf,packer,fcfs,easy,random --checkpoint {{scratch}}/mdp/bracis-7_compact "
+            "--checkpoint {{scratch}}/mdp/bracis-1_compact --out {{out}}/mdp_swf/{name}.json")
+DEEPRM2 = "configs/deeprm2_cnn_bc.yaml"
+DEEPRM2_SMALL = ("algo_options.num_jobsets=4", "algo_options.num_rollouts=5", "bc.num_jobsets=50", "bc.max_epochs=15")
+
+ITEMS: list[Item] = [
+    # ---- DeepRM (HotNets'16) and DeepRM2 -------------------------------------------------------------
+    Item(
+        id="deeprm_heuristics_vs_load",
+        paper="DeepRM Fig. 4 axes (heuristics only), reference check of ../shared/spec/deeprm.md",
+        steps=(Step("jaxsched.evaluate --env deeprm --policies sjf,packer,tetris,random,fcfs --loads 0.1:1.9:0.2 "
+                    "--jobsets 10 --seeds 0:10 --summary {out}/deeprm_heuristics_vs_load.json --results-dir {out}",
+                    quick="--loads 0.3,0.7 --jobsets 2 --seeds 0:2"),),
+        outputs=("deeprm_heuristics_vs_load.json", "deeprm_slowdown_vs_load.csv", "deeprm_slowdown_vs_load.png"),
+        wall_s=300, estimate=True,
+        headline="load 0.7: SJF 2.94, Packer 4.82, Random 7.75 (reference 2.86 / 5.08 / 7.49)",
+    ),
+    Item(
+        id="deeprm_reference_jobsets",
+        paper="DeepRM reference check on the reference code's own jobsets (../shared/spec/deeprm.md)",
+        steps=(Step("jaxsched.evaluate --env deeprm --policies sjf,packer,tetris,random,fcfs --loads 0.3,0.7,1.1 "
+                    "--jobsets 10 --seeds 0:10 --reference-rng --summary {out}/deeprm_reference_jobsets.json "
+                    "--results-dir {scratch}/deeprm_reference_jobsets",
+                    quick="--loads 0.7 --jobsets 2 --seeds 0:1 --policies sjf,packer"),),
+        outputs=("deeprm_reference_jobsets.json",),
+        wall_s=120, estimate=True,
+        headline="SJF and Packer equal the reference to the last digit (load 1.1: 4.00, 8.99)",
+    ),
+    Item(
+        id="deeprm_load0.7_j20",
+        paper="DeepRM Fig. 4 set-up, REINFORCE without behaviour cloning (partial)",
+        steps=(train("{out}/deeprm_load0.7_j20", "configs/deeprm_slowdown.yaml", "iterations=300",
+                     "algo_options.num_jobsets=20", "algo_options.resample_jobsets=true", "eval_jobsets=100",
+                     quick=REINFORCE_QUICK),
+               resume("{out}/deeprm_load0.7_j20", 1000, 4)),
+        outputs=("deeprm_load0.7_j20/eval.json", "deeprm_load0.7_j20/metrics.csv"),
+        wall_s=2169,
+        headline="held-out 3.91 vs SJF 3.02 (does not reach SJF)",
+    ),
+    Item(
+        id="deeprm_bc_load0.7",
+        paper="DeepRM Fig. 6 set-up: behaviour cloning, then REINFORCE at load 0.7",
+        steps=(train("{out}/deeprm_bc_load0.7", DEEPRM_BC, "iterations=300", quick=f"{REINFORCE_QUICK} {BC_QUICK}"),
+               resume("{out}/deeprm_bc_load0.7", 700, 4)),
+        outputs=("deeprm_bc_load0.7/eval.json", "deeprm_bc_load0.7/metrics.csv", "deeprm_bc_load0.7/checkpoints"),
+        wall_s=2586,
+        headline="trained (sampled) 2.429 vs SJF 3.015 (-19%)",
+    ),
+    Item(
+        id="deeprm_fig4_trained_at_0.7",
+        paper="DeepRM Fig. 4: slowdown vs load with the policy trained at 0.7",
+        steps=(Step("jaxsched.evaluate --checkpoint {out}/deeprm_bc_load0.7 --policies sjf,packer,tetris,random "
+                    "--loads 0.1,0.3,0.5,0.7,0.9,1.1,1.3,1.5,1.7,1.9 --jobsets 10 --seeds 0:10 "
+                    "--summary {out}/deeprm_fig4_trained_at_0.7/summary.json "
+                    "--results-dir {out}/deeprm_fig4_trained_at_0.7",
+                    quick="--loads 0.7 --jobsets 2 --seeds 0:1"),),
+        outputs=("deeprm_fig4_trained_at_0.7/summary.json", "deeprm_fig4_trained_at_0.7/deeprm_slowdown_vs_load.csv",
+                 "deeprm_fig4_trained_at_0.7/deeprm_slowdown_vs_load.png"),
+        wall_s=600, estimate=True,
+        inputs=("{out}/deeprm_bc_load0.7/checkpoints",), needs=("deeprm_bc_load0.7",),
+        headline="sampled policy beats every heuristic from load 0.3 to 1.9 (load 1.1: 3.46 vs SJF 4.20)",
+    ),
+    Item(
+        id="sweep_deeprm_bc_load0.7",
+        paper="DeepRM Fig. 6 set-up over 8 seeds (10 x 10 rollouts): IQM and 95% CI, learning curves",
+        steps=(Step("jaxsched.sweep --config configs/deeprm_slowdown_bc.yaml --seeds 0:8 "
+                    "--out {out}/sweep_deeprm_bc_load0.7 iterations=300 algo_options.num_jobsets=10 "
+                    "algo_options.num_rollouts=10 devices=auto",
+                    quick_command="jaxsched.sweep --config configs/deeprm_slowdown_bc.yaml --seeds 0:2 "
+                                  "--out {out}/sweep_deeprm_bc_load0.7 iterations=2 chunk=1 checkpoint_every=1 "
+                                  "eval_jobsets=5 algo_options.num_jobsets=2 algo_options.num_rollouts=2 "
+                                  "bc.num_jobsets=20 bc.max_epochs=5"),),  # a greedy policy that finishes jobs
+        outputs=("sweep_deeprm_bc_load0.7/summary.csv", "sweep_deeprm_bc_load0.7/report.md"),
+        wall_s=3900,
+        headline="8 seeds, sampled: IQM 3.21 [3.17, 3.32] vs SJF 3.02 (none beats SJF after 300 iterations of "
+                 "10 x 10); greedy 2.69 leaves jobs unfinished",
+    ),
+    Item(
+        id="deeprm_bc_load1.1",
+        paper="DeepRM Fig. 6 set-up at load 1.1 (the policy of Fig. 7)",
+        steps=(train("{out}/deeprm_bc_load1.1", DEEPRM_BC, "env_options.load=1.1", "iterations=500",
+                     quick=f"{REINFORCE_QUICK} {BC_QUICK}"),),
+        outputs=("deeprm_bc_load1.1/eval.json", "deeprm_bc_load1.1/checkpoints"),
+        wall_s=1823,
+        headline="trained (sampled) 3.49 vs SJF 4.06",
+    ),
+    Item(
+        id="deeprm_fig7_load1.1",
+        paper="DeepRM Fig. 7: withholding of long jobs",
+        steps=(Step("jaxsched.studies.withholding --checkpoint {out}/deeprm_bc_load1.1 --load 1.1 --jobsets 100 "
+                    "--out {out}/deeprm_fig7_load1.1", quick="--jobsets 2"),),
+        outputs=("deeprm_fig7_load1.1/withholding.json", "deeprm_fig7_load1.1/withheld_job_lengths.png",
+                 "deeprm_fig7_load1.1/slowdown_by_job_length.png"),
+        wall_s=120, estimate=True,
+        inputs=("{out}/deeprm_bc_load1.1/checkpoints",), needs=("deeprm_bc_load1.1",),
+        headline="30.1% of move-ons withhold a job that fits; 91% of withheld jobs are long",
+    ),
+    Item(
+        id="deeprm_fig5_load1.3",
+        paper="DeepRM Fig. 5: slowdown- vs completion-time-trained policies at load 1.3",
+        steps=(train("{out}/deeprm_fig5_load1.3/slowdown_trained", DEEPRM_BC, "env_options.load=1.3", "iterations=350",
+                     quick=f"{REINFORCE_QUICK} {BC_QUICK}"),
+               resume("{out}/deeprm_fig5_load1.3/slowdown_trained", 900, 4),
+               train("{out}/deeprm_fig5_load1.3/completion_trained", DEEPRM_BC, "env=deeprm-completion",
+                     "env_options.load=1.3", "iterations=350", quick=f"{REINFORCE_QUICK} {BC_QUICK}"),
+               resume("{out}/deeprm_fig5_load1.3/completion_trained", 900, 3),
+               copy("{out}/deeprm_fig5_load1.3/completion_trained/eval.json",
+                    "{out}/deeprm_fig5_load1.3/completion_trained/eval_at_iteration900.json"),
+               resume("{out}/deeprm_fig5_load1.3/completion_trained", 1200, 4)),
+        outputs=("deeprm_fig5_load1.3/slowdown_trained/eval.json", "deeprm_fig5_load1.3/completion_trained/eval.json",
+                 "deeprm_fig5_load1.3/completion_trained/eval_at_iteration900.json"),
+        wall_s=10325,
+        headline="slowdown-trained 3.03 vs SJF 4.82; completion-trained 15.46 vs SJF 15.57 (completion time)",
+    ),
+    Item(
+        id="deeprm2_load1.0",
+        paper="DeepRM2 (CNN + behaviour cloning): MLP vs CNN, with and without BC, load 1.0",
+        steps=(train("{scratch}/deeprm2_mlp", DEEPRM2, *DEEPRM2_SMALL, "bc=null", "algo_options.network=mlp",
+                     "algo_options.lr=1e-3", "iterations=100", "chunk=10", quick=REINFORCE_QUICK),
+               train("{scratch}/deeprm2_mlp_bc", DEEPRM2, *DEEPRM2_SMALL, "bc.network=mlp", "algo_options.network=mlp",
+                     "algo_options.lr=1e-4", "iterations=100", "chunk=10", quick=f"{REINFORCE_QUICK} {BC_QUICK}"),
+               train("{scratch}/deeprm2_cnn", DEEPRM2, *DEEPRM2_SMALL, "bc=null", "algo_options.lr=1e-3",
+                     "iterations=100", quick=REINFORCE_QUICK),
+               train("{scratch}/deeprm2_cnn_bc", DEEPRM2, *DEEPRM2_SMALL, "algo_options.lr=1e-4", "iterations=100",
+                     quick=f"{REINFORCE_QUICK} {BC_QUICK}"),
+               *(resume(f"{{scratch}}/{run}", 250, 4)
+                 for run in ("deeprm2_mlp", "deeprm2_mlp_bc", "deeprm2_cnn", "deeprm2_cnn_bc")),
+               train("{scratch}/deeprm2_mlp_bc_full", DEEPRM2, "bc.network=mlp", "algo_options.network=mlp",
+                     "algo_options.num_jobsets=20", "algo_options.num_rollouts=20", "algo_options.lr=1e-4",
+                     "bc.num_jobsets=200", "bc.max_epochs=100", "iterations=300", "chunk=10",
+                     quick=f"{REINFORCE_QUICK} {BC_QUICK}"),
+               resume("{scratch}/deeprm2_mlp_bc_full", 500, 4),
+               Step("jaxsched.studies.compare_runs --out {out}/deeprm2_load1.0 mlp_4x5={scratch}/deeprm2_mlp "
+                    "mlp_bc_4x5={scratch}/deeprm2_mlp_bc cnn_4x5={scratch}/deeprm2_cnn "
+                    "cnn_bc_4x5={scratch}/deeprm2_cnn_bc mlp_bc_20x20={scratch}/deeprm2_mlp_bc_full")),
+        outputs=("deeprm2_load1.0/summary.json", "deeprm2_load1.0/learning_curves_iteration.png",
+                 "deeprm2_load1.0/learning_curves_wallclock.png"),
+        wall_s=7473,
+        headline="MLP + BC at 20 x 20 reaches SJF at iteration 398 (held-out 3.65 vs SJF 3.83); "
+                 "4 x 5 runs do not, CNN = MLP",
+    ),
+    Item(
+        id="deeprm_off",
+        paper="DeepRM2 §4.3 Fig. 7: DeepRM_Off, offline scheduling",
+        steps=(train("{out}/deeprm_off", "configs/deeprm_off.yaml", quick=f"{REINFORCE_QUICK} {BC_QUICK}"),),
+        outputs=("deeprm_off/eval.json", "deeprm_off/behaviour_cloning.json"),
+        wall_s=824,
+        headline="greedy 6.08 vs SJF 4.24, Tetris* 12.66, Random 11.46",
+    ),
+    Item(
+        id="bench_env",
+        paper="environment throughput (steps/s), every registered env",
+        steps=(Step("jaxsched.bench env --out {out}/bench_env.json",
+                    quick="--batch-sizes 1 --steps 10 --repeats 1"),),
+        outputs=("bench_env.json", "bench_env.md"),
+        wall_s=600, estimate=True,
+        headline="DeepRM, SJF, no observation: 1.5 M steps/s at batch 1024 (the reference Python env: 9k-22k)",
+    ),
+    Item(
+        id="bench_train",
+        paper="training speed, one device vs one per core",
+        steps=(Step("jaxsched.bench train --devices 1,auto --out {out}/bench_train.json",
+                    quick="--devices 1 --repeats 1 --config configs/quickstart.yaml"),),
+        outputs=("bench_train.json",),
+        wall_s=300, estimate=True,
+        headline="REINFORCE 20 x 10, 2 seeds: 3.31 s -> 2.27 s per iteration (1.45x)",
+    ),
+    Item(
+        id="bench_train_cnn_cpu",
+        paper="DeepRM2 CNN iteration cost on CPU (20 x 20 rollouts would be ~85 s/iteration)",
+        steps=(Step("jaxsched.bench train --devices 1 --repeats 1 --out {out}/bench_train_cnn_cpu.json "
+                    "--config configs/deeprm2_cnn_bc.yaml bc=null algo_options.num_jobsets=10 "
+                    "algo_options.num_rollouts=10",
+                    quick="algo_options.num_jobsets=2 algo_options.num_rollouts=2"),),
+        outputs=("bench_train_cnn_cpu.json",),
+        wall_s=220,
+        headline="85.1 s per iteration at 10 x 10 (CNN, one core)",
+    ),
+    # ---- MDP design (BRACIS'21) ---------------------------------------------------------------------
+    Item(
+        id="mdp_ppo_first",
+        paper="BRACIS'21 MDP study, first PPO measurements on bracis-1 and the transfer check",
+        steps=(train("{scratch}/bracis-1_image_time_all", "configs/mdp_ppo_compact.yaml", "env=bracis-1",
+                     "iterations=150", "env_options.observation=image", "env_options.stepping=time",
+                     "env_options.reward_jobs=all", "eval_jobsets=100", quick=PPO_SUMMARY_QUICK),
+               train("{scratch}/bracis-1_bracis_time_all", "configs/mdp_ppo_compact.yaml", "env=bracis-1",
+                     "iterations=150", "env_options.observation=bracis", "env_options.stepping=time",
+                     "env_options.reward_jobs=all", "eval_jobsets=100", quick=PPO_SUMMARY_QUICK),
+               train("{scratch}/bracis-1_bracis_event_visible", "configs/mdp_ppo_compact.yaml", "env=bracis-1",
+                     "iterations=50", "env_options.observation=bracis", "env_options.stepping=event",
+                     "env_options.reward_jobs=visible", "eval_jobsets=100", quick=PPO_SUMMARY_QUICK),
+               Step("jaxsched.studies.mdp_summary {out}/mdp_ppo/bracis-1 {scratch}/bracis-1_image_time_all "
+                    "{scratch}/bracis-1_bracis_time_all {scratch}/bracis-1_bracis_event_visible"),
+               Step("jaxsched.studies.mdp_transfer {scratch}/bracis-1_bracis_time_all "
+                    "{out}/mdp_ppo/bracis-1/transfer_from_bracis-1_compact.json bracis-1 bracis-3 bracis-9")),
+        outputs=("mdp_ppo/bracis-1/summary.json", "mdp_ppo/bracis-1/learning_curves.png",
+                 "mdp_ppo/bracis-1/transfer_from_bracis-1_compact.json"),
+        wall_s=1100,
+        headline="image 2.29, compact 2.55, compact+event 2.56 vs SJF 1.99, Packer 2.51 (bracis-1, held-out)",
+    ),
+    Item(
+        id="mdp_ppo_deeprm",
+        paper="PPO on DeepRM (load 0.7) against REINFORCE's wall-clock",
+        steps=(train("{scratch}/deeprm_ppo", "configs/deeprm_ppo.yaml", "iterations=250", quick=PPO_SUMMARY_QUICK),
+               Step("jaxsched.studies.mdp_summary {out}/mdp_ppo/deeprm {scratch}/deeprm_ppo")),
+        outputs=("mdp_ppo/deeprm/summary.json", "mdp_ppo/deeprm/learning_curves.png"),
+        wall_s=800,
+        note="The recorded run was stopped at iteration 250 of the config's 1000; here it runs 250.",
+        headline="greedy 3.12 (91 jobs unfinished), sampled 4.04 vs SJF 3.02",
+    ),
+    Item(
+        id="mdp_study",
+        paper="BRACIS'21 Fig. 4 (1000 jobsets x 4 scenarios), Fig. 6 transfer, learning curves",
+        steps=(*_mdp_study_runs(),
+               Step(f"{FIG4} --parts heuristics", quick=FIG4_QUICK),
+               Step(f"{FIG4} --parts agents --variants compact", quick=FIG4_QUICK),
+               Step(f"{FIG4} --parts agents --scenarios bracis-1 --variants event", quick=FIG4_QUICK),
+               Step(f"{FIG4} --parts agents --variants image --max-time 600", quick=FIG4_QUICK),
+               Step(f"{FIG4} --parts agents --scenarios bracis-2,bracis-3,bracis-7 --variants event --max-time 600",
+                    quick=FIG4_QUICK),
+               Step(f"{FIG4} --parts transfer --transfer-jobsets 200", quick=FIG4_QUICK),
+               Step("jaxsched.studies.mdp_study curves --runs {scratch}/mdp --fig4 {out}/mdp_ppo/fig4.json "
+                    "--out {out}/mdp_ppo")),
+        outputs=("mdp_ppo/fig4.json", "mdp_ppo/fig4.md", "mdp_ppo/curves_summary.json",
+                 *(f"mdp_ppo/{s}/learning_curves_steps.png" for s in MDP_SCENARIOS)),
+        wall_s=7200, estimate=True,
+        note="Training (2,933 s recorded, results/mdp_ppo/train_study.sh) plus the 1000-jobset evaluations.",
+        headline="compact PPO at Packer/EASY level (bracis-1 2.60 vs Packer 2.61, SJF 2.02); SJF best everywhere",
+    ),
+    Item(
+        id="mdp_swf",
+        paper="BRACIS'21 on real traces: CTC-SP2 and Lublin-256 windows",
+        steps=(Step(SWF_EVAL.format(trace="ctc-sp2-first969", name="ctc-sp2"), quick="--num-windows 1"),
+               Step(SWF_EVAL.format(trace="lublin-256", name="lublin-256"), quick="--num-windows 1")),
+        outputs=("mdp_swf/ctc-sp2.json", "mdp_swf/ctc-sp2.md", "mdp_swf/lublin-256.json", "mdp_swf/lublin-256.md"),
+        wall_s=600, estimate=True,
+        inputs=("{scratch}/mdp/bracis-7_compact/config.json", "{scratch}/mdp/bracis-1_compact/config.json"),
+        needs=("mdp_study",),
+        headline="Lublin: SJF 2.25, PPO (bracis-7) 3.17, Packer 5.52, EASY 7.67, FCFS 42.1",
+    ),
+    # ---- VM placement (CVD-RL, SchedRL) -------------------------------------------------------------
+    Item(
+        id="vm_heuristics",
+        paper="CVD-RL paper's heuristics on the Huawei East-1 trace",
+        steps=(Step("jaxsched.studies.vm_table --env vm-huawei --option trace=dataset:huawei-east-1 --num-pms 5,10,20 "
+                    "--warm-start 0,0.5 --starts 20 --window 10000 --out {out}/vm_heuristics.json",
+                    quick=VM_TABLE_QUICK),),
+        outputs=("vm_heuristics.json", "vm_heuristics.md"),
+        wall_s=300, estimate=True,
+        headline="First-Fit, Best-Fit, PM-level Best-Fit within 0.1% of each other",
+    ),
+    Item(
+        id="bench_vm",
+        paper="VM env throughput (Best-Fit decisions/s, batch 1024)",
+        steps=(Step("jaxsched.bench vm --out {out}/bench_vm.json",
+                    quick="--num-pms 5 --batch 8 --steps 10 --window 200 --repeats 1 --cpu-devices 1"),),
+        outputs=("bench_vm.json",),
+        wall_s=180, estimate=True,
+        headline="1.05 M decisions/s at 50 PMs on 2 cores (24.5x numpy)",
+    ),
+    Item(
+        id="vm_synthetic_300it",
+        paper="first CVD-RL and SchedRL runs (3 synthetic PMs)",
+        steps=(train("{out}/vm_cvd_synthetic_300it", "configs/vm_cvd_synthetic.yaml", "iterations=300",
+                     "checkpoint_every=100", "eval_jobsets=16", quick=VM_QUICK),
+               train("{out}/vm_dqn_synthetic_300it", "configs/vm_dqn_synthetic.yaml", "iterations=300",
+                     "checkpoint_every=100", "eval_jobsets=16", quick=VM_QUICK)),
+        outputs=("vm_cvd_synthetic_300it/eval.json", "vm_dqn_synthetic_300it/eval.json"),
+        wall_s=193,
+        headline="CVD-RL 214.9, Double DQN 219.9 vs Best-Fit 238.8",
+    ),
+    Item(
+        id="vm_heuristics_frag",
+        paper="CVD-RL paper Tables 2-3 shape, heuristics in vm-frag",
+        steps=(Step("jaxsched.studies.vm_table --env vm-frag --num-pms 5,20,50,100 --warm-start 0,0.3,0.5 --starts 20 "
+                    "--out {out}/vm_heuristics_frag.json", quick=VM_TABLE_QUICK),),
+        outputs=("vm_heuristics_frag.json", "vm_heuristics_frag.md"),
+        wall_s=256,
+        headline="PM-level Best-Fit +34-91% over Best-Fit",
+    ),
+    Item(
+        id="vm_frag_5pm",
+        paper="CVD-RL and Double DQN at 5 PMs (+1 reward)",
+        steps=(train("{out}/vm_cvd_frag_5pm", VM_CVD, quick=VM_QUICK),
+               train("{out}/vm_cvd_frag_5pm_gamma099", VM_CVD, "iterations=3000", "algo_options.gamma=0.99",
+                     quick=VM_QUICK),
+               train("{out}/vm_dqn_frag_5pm", VM_DQN, quick=VM_QUICK)),
+        outputs=("vm_cvd_frag_5pm/eval.json", "vm_cvd_frag_5pm_gamma099/eval.json", "vm_dqn_frag_5pm/eval.json"),
+        wall_s=864,
+        headline="CVD-RL 77.3, Double DQN 66.7 vs Best-Fit 82.8, PM-level Best-Fit 96.7",
+    ),
+    Item(
+        id="vm_cvd_frag_ablation",
+        paper="CVD-RL paper's ablation (operators, k) at 5 PMs, +1 reward",
+        steps=(*_vm_runs("vm_cvd_frag_ablation", VM_CVD, {
+            "full_k5_3000it": "", "no_top_k": "algo_options.top_k=false",
+            "no_decomposition": "algo_options.decomposition=false", "no_lookahead": "algo_options.lookahead=false",
+            "k3": "algo_options.k_best_fit=1 algo_options.k_pm_best_fit=2",
+            "k7": "algo_options.k_best_fit=3 algo_options.k_pm_best_fit=4",
+            "k10": "algo_options.k_best_fit=5 algo_options.k_pm_best_fit=5"},
+            common="iterations=3000"),
+               train("{out}/vm_cvd_frag_5pm_gamma1", VM_CVD, "iterations=3000", "algo_options.gamma=1.0",
+                     quick=VM_QUICK)),
+        outputs=(*_vm_outputs("vm_cvd_frag_ablation", ("full_k5_3000it", "no_top_k", "no_decomposition",
+                                                       "no_lookahead", "k3", "k7", "k10")),
+                 "vm_cvd_frag_5pm_gamma1/eval.json"),
+        wall_s=1626,
+        note="full_k5_3000it was recorded with k overrides that an old bug ignored; it is the plain k = 5 run.",
+        headline="every variant 67-84 greedy, all below Best-Fit 82.8 / PM-BF 96.7 except k=3 (83.4)",
+    ),
+    Item(
+        id="vm_frag_20pm",
+        paper="CVD-RL paper Tables 2-4 shape at 20 PMs (+1 reward), the 20-PM policy at 50/100 PMs and in expansion",
+        steps=(train("{out}/vm_cvd_frag_20pm", VM_CVD, "iterations=3000", "env_options.num_pms=20", quick=VM_QUICK),
+               copy("{out}/vm_cvd_frag_20pm/eval.json", "{out}/vm_cvd_frag_20pm/eval_3000it.json"),
+               Step("jaxsched.studies.vm_table --env vm-frag --num-pms 20,50,100 --warm-start 0,0.5 --starts 20 "
+                    "--checkpoint {out}/vm_cvd_frag_20pm --out {out}/vm_cvd_frag_20pm_at_n.json", quick=VM_TABLE_QUICK),
+               Step("jaxsched.studies.vm_table --env vm-frag --num-pms 110 --warm-start 0,0.5 --starts 20 "
+                    "--option initial_pms=50 --option pms_per_expansion=10 --checkpoint {out}/vm_cvd_frag_20pm "
+                    "--out {out}/vm_cvd_frag_20pm_expansion.json",
+                    quick="--num-pms 20 --warm-start 0 --starts 2 --option initial_pms=10 "
+                          "--option pms_per_expansion=5"),
+               resume("{out}/vm_cvd_frag_20pm", 6000, 4),
+               train("{out}/vm_dqn_frag_20pm", VM_DQN, "iterations=6000", "env_options.num_pms=20", quick=VM_QUICK),
+               train("{out}/vm_cvd_frag_20pm_seed1", VM_CVD, "iterations=3000", "env_options.num_pms=20", seeds="1",
+                     quick=VM_QUICK)),
+        outputs=("vm_cvd_frag_20pm/eval.json", "vm_cvd_frag_20pm/eval_3000it.json", "vm_cvd_frag_20pm_at_n.json",
+                 "vm_cvd_frag_20pm_at_n.md", "vm_cvd_frag_20pm_expansion.json", "vm_cvd_frag_20pm_expansion.md",
+                 "vm_dqn_frag_20pm/eval.json", "vm_cvd_frag_20pm_seed1/eval.json"),
+        wall_s=2140,
+        headline="CVD-RL 564.1 vs Best-Fit 424.2, PM-level Best-Fit 592.4; at 50/100 PMs +47-71% over Best-Fit",
+    ),
+    Item(
+        id="vm_cvd_frag_50pm_timing",
+        paper="CVD-RL at the paper's 50 PMs: time per iteration only",
+        steps=(train("{out}/vm_cvd_frag_50pm_timing", VM_CVD, "iterations=300", "chunk=50", "checkpoint_every=300",
+                     "eval_jobsets=5", "env_options.num_pms=50", "env_options.warm_start=0.5", quick=VM_QUICK),),
+        outputs=("vm_cvd_frag_50pm_timing/eval.json",),
+        wall_s=184,
+        headline="0.41 s per iteration (~11-12 h for the paper's budget)",
+    ),
+    Item(
+        id="vm_heuristics_frag_room",
+        paper="room_fit, the impact reward's greedy rule, beside the paper's heuristics",
+        steps=(Step("jaxsched.studies.vm_table --env vm-frag --num-pms 5,20 --warm-start 0,0.3,0.5 --starts 20 "
+                    "--policies first_fit,best_fit,pm_best_fit,room_fit --out {out}/vm_heuristics_frag_room.json",
+                    quick=VM_TABLE_QUICK),),
+        outputs=("vm_heuristics_frag_room.json", "vm_heuristics_frag_room.md"),
+        wall_s=123,
+        headline="room_fit +9-27% over PM-level Best-Fit at 5 / 20 PMs",
+    ),
+    Item(
+        id="vm_cvd_frag_impact_variants",
+        paper="the impact reward learned vs added to Q exactly (20 PMs)",
+        steps=_vm_runs("vm_cvd_frag_impact_variants", VM_CVD, {
+            "imp10": "algo_options.impact_reward=10 algo_options.impact_in_q=false",
+            "imp3": "algo_options.impact_reward=3 algo_options.impact_in_q=false",
+            "imp10_g75": "algo_options.impact_reward=10 algo_options.gamma=0.75 algo_options.impact_in_q=false",
+            "imp10_g5": "algo_options.impact_reward=10 algo_options.gamma=0.5 algo_options.impact_in_q=false",
+            "known10_g95": "algo_options.impact_reward=10",
+            "known10_g5": "algo_options.impact_reward=10 algo_options.gamma=0.5"},
+            common="iterations=3000 env_options.num_pms=20"),
+        outputs=_vm_outputs("vm_cvd_frag_impact_variants",
+                            ("imp10", "imp3", "imp10_g75", "imp10_g5", "known10_g95", "known10_g5")),
+        wall_s=3996,
+        headline="learned 500-521, added exactly 617.6 / 655.5 (room_fit on the candidates alone: 670.5)",
+    ),
+    Item(
+        id="vm_frag_impact_5pm",
+        paper="CVD-RL + impact reward at 5 PMs",
+        steps=(train("{out}/vm_cvd_frag_impact_5pm", VM_IMPACT, "env_options.num_pms=5", quick=VM_QUICK),
+               _curves("vm_frag_5pm_curves", 200, **{"cvd_gamma0.95": "vm_cvd_frag_5pm",
+                                                     "cvd_gamma0.99": "vm_cvd_frag_5pm_gamma099",
+                                                     "dqn_gamma0.95": "vm_dqn_frag_5pm",
+                                                     "cvd_impact": "vm_cvd_frag_impact_5pm"})),
+        outputs=("vm_cvd_frag_impact_5pm/eval.json", "vm_frag_5pm_curves/summary.json"),
+        wall_s=220,
+        inputs=("{out}/vm_cvd_frag_5pm/metrics.csv",), needs=("vm_frag_5pm",),
+        headline="111.9 vs room_fit 114.2, PM-level Best-Fit 96.7",
+    ),
+    Item(
+        id="vm_frag_impact_10pm",
+        paper="CVD-RL + impact reward and Double DQN at 10 PMs",
+        steps=(train("{out}/vm_cvd_frag_impact_10pm", VM_IMPACT, "env_options.num_pms=10", quick=VM_QUICK),
+               train("{out}/vm_dqn_frag_10pm", VM_DQN, "iterations=6000", "env_options.num_pms=10", quick=VM_QUICK),
+               _curves("vm_frag_10pm_curves", 100, cvd_impact="vm_cvd_frag_impact_10pm", dqn="vm_dqn_frag_10pm")),
+        outputs=("vm_cvd_frag_impact_10pm/eval.json", "vm_dqn_frag_10pm/eval.json", "vm_frag_10pm_curves/summary.json"),
+        wall_s=480,
+        headline="245.6 vs room_fit 251.3, PM-level Best-Fit 218.2; Double DQN 162.2",
+    ),
+    Item(
+        id="vm_frag_impact_20pm",
+        paper="CVD-RL + impact reward at 20 PMs (two seeds), unchanged at 50 / 100 PMs",
+        steps=(train("{out}/vm_cvd_frag_impact_20pm", VM_IMPACT, quick=VM_QUICK),
+               train("{out}/vm_cvd_frag_impact_20pm_seed1", VM_IMPACT, "seeds=[1]", quick=VM_QUICK),
+               _curves("vm_frag_20pm_curves", 100, cvd="vm_cvd_frag_20pm", cvd_impact="vm_cvd_frag_impact_20pm",
+                       dqn="vm_dqn_frag_20pm"),
+               Step("jaxsched.studies.vm_table --env vm-frag --num-pms 50,100 --warm-start 0,0.5 --window 40000 "
+                    "--starts 20 --policies first_fit,best_fit,pm_best_fit,room_fit "
+                    "--checkpoint {out}/vm_cvd_frag_impact_20pm --out {out}/vm_cvd_frag_impact_20pm_at_n.json",
+                    quick=f"{VM_TABLE_QUICK} --window 2000")),
+        outputs=("vm_cvd_frag_impact_20pm/eval.json", "vm_cvd_frag_impact_20pm_seed1/eval.json",
+                 "vm_frag_20pm_curves/summary.json", "vm_cvd_frag_impact_20pm_at_n.json",
+                 "vm_cvd_frag_impact_20pm_at_n.md"),
+        wall_s=2350,
+        inputs=("{out}/vm_cvd_frag_20pm/metrics.csv", "{out}/vm_dqn_frag_20pm/metrics.csv"),
+        needs=("vm_frag_20pm",),
+        headline="732.3 (seed 1: 712.7) vs room_fit 728.8, PM-level Best-Fit 592.4",
+    ),
+    Item(
+        id="vm_frag_impact_50pm",
+        paper="CVD-RL paper Tables 2-4 shape at 50 PMs: impact reward, Double DQN, 50/100 PMs and expansion",
+        steps=(train("{out}/vm_cvd_frag_impact_50pm", VM_IMPACT, "env_options.num_pms=50", quick=VM_QUICK),
+               train("{out}/vm_dqn_frag_50pm", VM_DQN, "iterations=6000", "env_options.num_pms=50", quick=VM_QUICK),
+               _curves("vm_frag_50pm_curves", 100, cvd_impact="vm_cvd_frag_impact_50pm", dqn="vm_dqn_frag_50pm"),
+               Step("jaxsched.studies.vm_table --env vm-frag --num-pms 50,100 --warm-start 0,0.5 --window 40000 "
+                    "--starts 20 --policies first_fit,best_fit,pm_best_fit,room_fit "
+                    "--checkpoint {out}/vm_cvd_frag_impact_50pm --out {out}/vm_cvd_frag_impact_50pm_at_n.json",
+                    quick=f"{VM_TABLE_QUICK} --window 2000"),
+               Step("jaxsched.studies.vm_table --env vm-frag --num-pms 110 --warm-start 0,0.5 --window 40000 "
+                    "--starts 20 --policies first_fit,best_fit,pm_best_fit,room_fit --option initial_pms=50 "
+                    "--option pms_per_expansion=10 --checkpoint {out}/vm_cvd_frag_impact_50pm "
+                    "--out {out}/vm_cvd_frag_impact_50pm_expansion.json",
+                    quick="--num-pms 20 --warm-start 0 --starts 2 --window 2000 --option initial_pms=10 "
+                          "--option pms_per_expansion=5")),
+        outputs=("vm_cvd_frag_impact_50pm/eval.json", "vm_dqn_frag_50pm/eval.json", "vm_frag_50pm_curves/summary.json",
+                 "vm_cvd_frag_impact_50pm_at_n.json", "vm_cvd_frag_impact_50pm_at_n.md",
+                 "vm_cvd_frag_impact_50pm_expansion.json", "vm_cvd_frag_impact_50pm_expansion.md"),
+        wall_s=3700,
+        headline="2789.9 vs PM-level Best-Fit 2092.0 (+33%), room_fit 3005.6; Double DQN 970.1",
+    ),
+    Item(
+        id="sweep_vm_cvd_frag_impact_20pm",
+        paper="CVD-RL + impact reward at 20 PMs over 8 seeds (600 iterations): IQM and 95% CI",
+        steps=(Step("jaxsched.sweep --config configs/vm_cvd_frag_impact.yaml --seeds 0:8 "
+                    "--out {out}/sweep_vm_cvd_frag_impact_20pm iterations=600 checkpoint_every=200 devices=auto",
+                    quick_command="jaxsched.sweep --config configs/vm_cvd_frag_impact.yaml --seeds 0:2 "
+                                  "--out {out}/sweep_vm_cvd_frag_impact_20pm iterations=2 chunk=1 checkpoint_every=1 "
+                                  "eval_jobsets=2 algo_options.learning_starts=64"),),
+        outputs=("sweep_vm_cvd_frag_impact_20pm/summary.csv", "sweep_vm_cvd_frag_impact_20pm/report.md"),
+        wall_s=2400, estimate=True,
+        headline="see report.md (IQM over seeds of the held-out scheduled length)",
+    ),
+    Item(
+        id="vm_cvd_frag_impact_ablation_10pm",
+        paper="CVD-RL paper's ablation and k sweep with the impact reward at 10 PMs",
+        steps=_vm_runs("vm_cvd_frag_impact_ablation_10pm", VM_IMPACT, {
+            "full": "", "no_top_k": "algo_options.top_k=false", "no_decomposition": "algo_options.decomposition=false",
+            "no_lookahead": "algo_options.lookahead=false",
+            "k3": "algo_options.k_best_fit=1 algo_options.k_pm_best_fit=1",
+            "k7": "algo_options.k_best_fit=3 algo_options.k_pm_best_fit=3",
+            "k10": "algo_options.k_best_fit=5 algo_options.k_pm_best_fit=4",
+            "lambda30": "algo_options.impact_reward=30"}, common="env_options.num_pms=10"),
+        outputs=_vm_outputs("vm_cvd_frag_impact_ablation_10pm", ("full", "no_top_k", "no_decomposition",
+                                                                  "no_lookahead", "k3", "k7", "k10", "lambda30")),
+        wall_s=3936,
+        headline="every variant 243-255 greedy vs room_fit 251.3: no operator or k matters",
+    ),
+    Item(
+        id="vm_rollout_improvement",
+        paper="one exact step of policy improvement over room_fit (headroom for a learned value)",
+        steps=(Step("jaxsched.studies.vm_rollout --num-pms 5 --starts-from {out}/vm_cvd_frag_impact_10pm/eval.json "
+                    "--out {out}/vm_rollout_improvement.json",
+                    quick_command="jaxsched.studies.vm_rollout --num-pms 5 --starts 2 "
+                                  "--out {out}/vm_rollout_improvement.json"),
+               Step("jaxsched.studies.vm_rollout --num-pms 5,10 --cvd-k 2,3,1 "
+                    "--starts-from {out}/vm_cvd_frag_impact_10pm/eval.json "
+                    "--out {out}/vm_rollout_improvement_cvd_k.json",
+                    quick_command="jaxsched.studies.vm_rollout --num-pms 5 --cvd-k 2,3,1 --starts 2 "
+                                  "--out {out}/vm_rollout_improvement_cvd_k.json")),
+        outputs=("vm_rollout_improvement.json", "vm_rollout_improvement_cvd_k.json"),
+        wall_s=1168,
+        inputs=("{out}/vm_cvd_frag_impact_10pm/eval.json",), needs=("vm_frag_impact_10pm",),
+        headline="+17% over room_fit at 5 PMs (134.0 vs 114.2), +22% at 10 PMs (305.7 vs 251.3)",
+    ),
+    # ---- Grid site (SARSA + ESN) --------------------------------------------------------------------
+    Item(
+        id="grid_runs",
+        paper="grid paper (SARSA + ESN): rigid oracle/estimated and elastic training runs",
+        steps=(train("{out}/grid_esn_oracle", "configs/grid_sarsa_esn.yaml", quick=GRID_QUICK),
+               train("{out}/grid_esn_estimated", "configs/grid_sarsa_esn.yaml", "env_options.runtime_model=estimated",
+                     quick=GRID_QUICK),
+               train("{out}/grid_elastic_esn_l0.5", "configs/grid_elastic_esn.yaml", quick=GRID_QUICK),
+               train("{out}/grid_elastic_esn_l1.0", "configs/grid_elastic_esn.yaml", "env_options.weight=1.0",
+                     quick=GRID_QUICK)),
+        outputs=("grid_esn_oracle/eval.json", "grid_esn_estimated/eval.json", "grid_elastic_esn_l0.5/eval.json",
+                 "grid_elastic_esn_l1.0/eval.json"),
+        wall_s=1677,
+        note="Checkpoints are not committed (13 MB each); grid_tables retrains when they are missing.",
+        headline="see grid_tables",
+    ),
+    Item(
+        id="grid_tables",
+        paper="grid paper Tables 2-5 and Figs. 6-9 analogues",
+        steps=(Step(GRID_TABLES, quick="--episodes 1 --option num_jobs=300 --option exclude=20"),),
+        outputs=("grid/grid_tables.json", "grid/grid_tables.md", "grid/grid_fairness.png", "grid/grid_elastic_pool.png",
+                 "grid/grid_elastic_utilisation.png"),
+        wall_s=600, estimate=True,
+        inputs=("{out}/grid_esn_oracle/checkpoints", "{out}/grid_esn_estimated/checkpoints",
+                "{out}/grid_elastic_esn_l0.5/checkpoints", "{out}/grid_elastic_esn_l1.0/checkpoints"),
+        needs=("grid_runs",),
+        headline="rigid W int: SARSA-ESN 0.717 / 0.760 vs FIFO 0.659, SJF 0.805; elastic not reproduced (0.31)",
+    ),
+    Item(
+        id="bench_grid",
+        paper="grid env decisions/s against a heapq simulator",
+        steps=(Step("jaxsched.bench grid --out {out}/bench_grid.json", quick="--batches 1 --jobs 20 --repeats 1"),),
+        outputs=("bench_grid.json", "bench_grid.md"),
+        wall_s=300, estimate=True,
+        headline="batch 1024: 0.41 M decisions/s, 0.53x the Python simulator",
+    ),
+    Item(
+        id="grid_lublin",
+        paper="grid heuristics on Lublin-256 windows (a real trace)",
+        steps=(Step("jaxsched.studies.grid_tables --episodes 4 --swf dataset:lublin-256 --option multi_core=split "
+                    "--option num_cores=256 --option num_jobs=2000 --option exclude=200 --option candidates=per_class "
+                    "--skip-elastic --out {out}/grid_lublin",
+                    quick="--episodes 1 --option num_jobs=200 --option exclude=20"),),
+        outputs=("grid_lublin/grid_tables.json", "grid_lublin/grid_tables.md", "grid_lublin/grid_fairness.png"),
+        wall_s=300, estimate=True,
+        headline="W int: FIFO 0.437, EDF 0.472, SJF 0.469, fair-share 0.472",
+    ),
+]
+
+BY_ID = {item.id: item for item in ITEMS}
