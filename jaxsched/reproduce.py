@@ -25,7 +25,9 @@ import sys
 import time
 from pathlib import Path
 
+from jaxsched.core.runs import read_run_config
 from jaxsched.errors import UsageError
+from jaxsched.experiment import load_train_config
 from jaxsched.results_registry import BY_ID, ITEMS, Item
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,7 +73,6 @@ def _iterations(argv: list[str]) -> int:
     given = [a.split("=", 1)[1] for a in argv if a.startswith("iterations=")]
     if given:
         return int(given[-1])
-    from jaxsched.experiment import load_train_config  # imports jax: only when a train step needs it
     return load_train_config(ROOT / argv[argv.index("--config") + 1]).iterations
 
 
@@ -88,7 +89,6 @@ def _train_step(argv: list[str], force: bool) -> list[str] | None:
     if flag == "--out" and force:
         shutil.rmtree(run)
         return argv
-    from jaxsched.core.runs import read_run_config
     done = read_run_config(run)["iterations"]
     if (run / "eval.json").exists() and done >= _iterations(argv):
         return None
