@@ -27,7 +27,10 @@ def main(argv=None) -> int:
           "usage: python -m jaxsched --version\n       python -m <command> --help\n\ncommands:")
     for module, what in COMMANDS:
         print(f"  python -m {module:<24} {what}")
-    return 0 if not argv or argv in (["-h"], ["--help"]) else 2
+    if not argv or argv in (["-h"], ["--help"]):
+        return 0
+    print(f"error: unknown arguments {' '.join(argv)}; give --version, --help or none", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ from jaxsched.core.devices import restart_for_devices, usable_cores
 from jaxsched.core.rollout import auto_reset_step
 from jaxsched.datasets import resolve_path
 from jaxsched.envs.grid.heapq_sim import simulate_fifo
-from jaxsched.errors import DatasetError
+from jaxsched.errors import ConfigError, DatasetError
 from jaxsched.experiment import Experiment, load_train_config
 from jaxsched.gymnasium_env import make_gymnasium
 from jaxsched.registry import build
@@ -443,6 +443,13 @@ def main(argv=None) -> int:
         specs = [s.strip() for s in args.devices.split(",") if s.strip()]
         if not specs or any(s != "auto" and not s.isdigit() for s in specs):
             parser.error(f"--devices must be a comma list of counts or auto, got {args.devices!r}")
+        if args.repeats < 1:
+            parser.error("--repeats must be >= 1")
+        if args.config is not None:  # checked here, or each worker process fails with a traceback
+            try:
+                load_train_config(args.config, args.overrides)
+            except ConfigError as error:
+                parser.error(str(error))
         workloads = TRAIN_WORKLOADS if args.config is None else ((str(args.config), args.config, args.overrides),)
         print(f"hardware: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, jax {jax.__version__}")
         bench_train(workloads, specs, args.repeats, args.out)
@@ -461,6 +468,8 @@ def main(argv=None) -> int:
         print(f"grid speedup over the Python simulator at batch {at['batch']}: {at['ratio']:.{digits}f}x")
     if args.what == "env":
         sizes = int_list("--batch-sizes", args.batch_sizes)
+        if args.steps < 1 or args.repeats < 1 or min(sizes) < 1:
+            parser.error("--steps, --repeats and every batch size must be >= 1")
         print(f"hardware: {_hardware()}")
         bench_env(sizes, args.steps, args.repeats, args.load, args.out)
     return 0

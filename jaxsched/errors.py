@@ -35,6 +35,10 @@ class CheckpointError(JaxschedError, RuntimeError):
     """A run directory or checkpoint that cannot be used for this run."""
 
 
+class DamagedCheckpointError(CheckpointError):
+    """A checkpoint whose files changed since they were saved or cannot be read (not one of another run)."""
+
+
 class DataFileError(InputError):
     """A data file that cannot be read; the message names the file, the line and the problem."""
 

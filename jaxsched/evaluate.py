@@ -28,7 +28,7 @@ from jaxsched.core.plotting import slowdown_vs_load
 from jaxsched.core.rollout import num_instances
 from jaxsched.datasets import resolve_path
 from jaxsched.errors import CheckpointError, ConfigError, DatasetError, UsageError
-from jaxsched.experiment import load_policy
+from jaxsched.experiment import load_run, trained_policies
 from jaxsched.registry import build, registered
 
 PER_JOB_COLUMNS = ("policy", "jobset", "job", "arrival", "duration", "start", "finish", "slowdown", "bounded_slowdown",
@@ -129,6 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--checkpoint", type=Path,
                         help="a training run directory: adds policies 'checkpoint' (greedy) and "
                              "'checkpoint-sampled', and makes its env the default")
+    parser.add_argument("--from-step", type=int, metavar="N",
+                        help="with --checkpoint: the checkpoint of iteration N (default: the newest intact)")
     parser.add_argument("--policies", help="comma list of the env's heuristics (DeepRM family: sjf, packer, "
                         "tetris[:knob], random, fcfs, easy; VM: first_fit, best_fit, pm_best_fit, room_fit); "
                         "default: the family's baselines")
@@ -193,6 +195,8 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
     if not seeds:
         raise UsageError("--seeds is empty")
     loads = parse_range(args.loads) if args.loads else [None]
+    if not loads:
+        raise UsageError(f"--loads {args.loads} gives no load (start above stop?)")
     if any(load is not None and load < 0 for load in loads):
         raise UsageError("loads must be >= 0")
 
@@ -261,12 +265,17 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
 def _checkpoint_policies(args, extra):
     """The env options and the greedy / sampled policies of ``--checkpoint`` (if given)."""
     if not args.checkpoint:
+        if args.from_step is not None:
+            raise UsageError("--from-step N applies to --checkpoint DIR")
         return {}, extra, None
     try:
-        greedy, variant, config = load_policy(args.checkpoint, greedy=True)
-        sampled, _, _ = load_policy(args.checkpoint, greedy=False)
+        experiment, states = load_run(args.checkpoint, step=args.from_step)
     except (CheckpointError, ConfigError) as error:
         raise UsageError(str(error)) from None
+    params = jax.tree.map(lambda x: x[0], states.params)  # the first seed's policy
+    greedy = trained_policies(experiment, params, greedy=True)
+    sampled = trained_policies(experiment, params, greedy=False)
+    variant, config = experiment.variant, experiment.config
     if args.env and args.env != config.env:
         raise UsageError(f"--env {args.env} differs from the checkpoint's env {config.env}")
     args.env = config.env

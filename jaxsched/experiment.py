@@ -24,8 +24,8 @@ from tqdm import tqdm
 from jaxsched.algos import ALGORITHMS
 from jaxsched.algos.bc import BCConfig, train_behaviour_cloning
 from jaxsched.core.config import build_config, load_config, to_dict
-from jaxsched.core.devices import (host_copy, is_primary, make_mesh, parse_devices, put_global, seed_sharding,
-                                   sharding_instances, sync_processes)
+from jaxsched.core.devices import (host_copy, is_primary, make_mesh, parse_devices, primary_decides, put_global,
+                                   seed_sharding, sharding_instances, sync_processes)
 from jaxsched.core.runs import (Checkpointer, MetricsLog, check_same_config, read_run_config, write_evaluation,
                                 write_run_config)
 from jaxsched.errors import CheckpointError, ConfigError, check_positive
@@ -50,6 +50,9 @@ class TrainConfig:
     chunk: int = 10  # iterations per jitted call (logging granularity); 1: no scan over iterations,
     # which CNN configs need: XLA:CPU runs convolution gradients inside loops ~10x slower (measured)
     checkpoint_every: int = 50
+    checkpoint_minutes: float = 2.0  # also save after a chunk when this many minutes passed since the last
+    # save (a killed run loses at most that much); 0: by checkpoint_every only. Saves fall on chunk
+    # boundaries, which are multiples of chunk from iteration 0, so resumes replay the same chunks
     eval_jobsets: int = 20  # held-out jobsets for the final evaluation; 0 skips it (evaluate the checkpoints apart)
     eval_seed: int = 99991
     baselines: list[str] | None = None  # heuristics in the held-out evaluation; null: the family's default
@@ -62,6 +65,9 @@ class TrainConfig:
             raise ValueError(f"behaviour cloning (bc) does not apply to algo {self.algo!r}")
         check_positive(self, "iterations", "chunk", "checkpoint_every")
         parse_devices(self.devices)
+        if not self.checkpoint_minutes >= 0:
+            raise ValueError(f"checkpoint_minutes must be >= 0 (0: by checkpoint_every only), "
+                             f"got {self.checkpoint_minutes}")
         if self.eval_jobsets < 0:
             raise ValueError("eval_jobsets must be >= 0 (0 skips the held-out evaluation)")
         if self.checkpoint_every % self.chunk:
@@ -215,11 +221,13 @@ def _finite(tree) -> bool:
                if np.issubdtype(x.dtype, np.floating))
 
 
-def train(config: TrainConfig, out: Path, resume: bool = False, log=print) -> Path:
+def train(config: TrainConfig, out: Path, resume: bool = False, log=print, from_step: int | None = None) -> Path:
     """Runs (or resumes) the experiment into the run directory ``out``: learn -> block -> log ->
     checkpoint in jitted chunks of ``chunk`` iterations (as in Stoix), then the held-out evaluation.
-    In a multi-process run (``python -m jaxsched.train --coordinator ...``) every process runs this on
-    the same config; the primary one alone logs and writes files (orbax saves collectively)."""
+    A resume starts from the newest intact checkpoint, or that of iteration ``from_step``, and deletes
+    the later ones (it replays them). In a multi-process run (``python -m jaxsched.train --coordinator
+    ...``) every process runs this on the same config; the primary one alone logs and writes files
+    (orbax saves collectively)."""
     primary = is_primary()
     if not primary:
         log = _silent
@@ -228,30 +236,52 @@ def train(config: TrainConfig, out: Path, resume: bool = False, log=print) -> Pa
     if getattr(experiment.algo, "network", None) == "cnn" and config.chunk > 1:
         log(f"warning: chunk {config.chunk} scans the CNN's iterations, which XLA:CPU runs ~12x slower than "
             "chunk=1 (fine on GPU)")
+    if from_step is not None and not resume:
+        raise CheckpointError("from_step applies to a resumed run")
     resolved = to_dict(config)
-    checkpointer = Checkpointer(out)
     if resume:
         check_same_config(to_dict(train_config(read_run_config(out))), resolved, out)
-        states = checkpointer.restore(experiment.state_template())
-        start = int(states.iteration[0])
-        log(f"resuming {out} from iteration {start}")
+    elif (out / "config.json").exists():
+        raise CheckpointError(f"{out} already holds a run; use --resume {out} or another --out")
+    with Checkpointer(out) as checkpointer:  # closed on every path: an open one leaves orbax's threads behind
+        if resume:
+            states = checkpointer.restore(experiment.state_template(), step=from_step, log=log)
+            start = int(states.iteration[0])
+            replayed = checkpointer.discard_after(start)
+            log(f"resuming {out} from iteration {start}"
+                + (f" (deleted the later checkpoints {', '.join(map(str, replayed))}: replayed)" if replayed else ""))
+        else:
+            sync_processes("run directory checked")  # before the primary writes into it
+            states, cloning = experiment.initial_states(log)
+            if cloning and primary:
+                (out / "behaviour_cloning.json").parent.mkdir(parents=True, exist_ok=True)
+                (out / "behaviour_cloning.json").write_text(json.dumps(cloning, indent=1))
+            start = 0
+        metrics_log = None
+        if primary:
+            write_run_config(out, resolved)
+            metrics_log = MetricsLog(out / "metrics.csv", start if resume else None)
+        if start < config.iterations:
+            log("compiling the training step (first call; from seconds to a few minutes on CPU)...")
+        states = _train_chunks(experiment, states, start, checkpointer, metrics_log, out)
+    if config.eval_jobsets:  # every process evaluates (no one waits idle at the exit barrier)
+        log(f"evaluating the trained policy on {config.eval_jobsets} held-out instances...")
+        evaluate_run(experiment, host_copy(states), out, log, write=primary)
     else:
-        if (out / "config.json").exists():
-            raise CheckpointError(f"{out} already holds a run; use --resume {out} or another --out")
-        sync_processes("run directory checked")  # before the primary writes into it
-        states, cloning = experiment.initial_states(log)
-        if cloning and primary:
-            (out / "behaviour_cloning.json").parent.mkdir(parents=True, exist_ok=True)
-            (out / "behaviour_cloning.json").write_text(json.dumps(cloning, indent=1))
-        start = 0
-    if primary:
-        write_run_config(out, resolved)
-        metrics_log = MetricsLog(out / "metrics.csv", start if resume else None)
+        log("held-out evaluation skipped (eval_jobsets=0)")
+    return out
 
+
+def _train_chunks(experiment: Experiment, states, start: int, checkpointer: Checkpointer,
+                  metrics_log: MetricsLog | None, out: Path):
+    """The training loop from iteration ``start``: one jitted chunk at a time, each logged to
+    ``metrics_log`` (None on non-primary processes), checkpointed every ``checkpoint_every``
+    iterations, ``checkpoint_minutes`` after the last save, and at the end."""
+    config = experiment.config
     chunks = {}
     bar = tqdm(total=config.iterations, initial=start, desc="train", unit="it", dynamic_ncols=True,
-               mininterval=5.0, disable=not primary)
-    iteration = start
+               mininterval=5.0, disable=metrics_log is None)
+    iteration, last_save = start, time.monotonic()
     try:
         while iteration < config.iterations:
             length = min(config.chunk, config.iterations - iteration)
@@ -277,7 +307,7 @@ def train(config: TrainConfig, out: Path, resume: bool = False, log=print) -> Pa
                     row.update({k: float(v[i, s]) for k, v in metrics.items()})
                     row.update(steps_per_s=steps_per_s, wall_s=elapsed / length)
                     rows.append(row)
-            if primary:
+            if metrics_log is not None:
                 metrics_log.append(rows)
             iteration += length
             bar.update(length)
@@ -285,16 +315,14 @@ def train(config: TrainConfig, out: Path, resume: bool = False, log=print) -> Pa
             if "mean_slowdown" in metrics:
                 postfix["slowdown"] = f"{np.nanmean(metrics['mean_slowdown'][-1]):.3f}"
             bar.set_postfix(postfix)
-            if iteration % config.checkpoint_every == 0 or iteration == config.iterations:
+            overdue = config.checkpoint_minutes > 0 and primary_decides(
+                time.monotonic() - last_save >= 60 * config.checkpoint_minutes)
+            if iteration % config.checkpoint_every == 0 or iteration == config.iterations or overdue:
                 checkpointer.save(iteration, states)
+                last_save = time.monotonic()
     finally:
         bar.close()
-        checkpointer.close()
-    if config.eval_jobsets:  # every process evaluates (no one waits idle at the exit barrier)
-        evaluate_run(experiment, host_copy(states), out, log, write=primary)
-    else:
-        log("held-out evaluation skipped (eval_jobsets=0)")
-    return out
+    return states
 
 
 def _silent(*args, **kwargs) -> None:
@@ -331,22 +359,24 @@ def evaluate_run(experiment: Experiment, states, out: Path, log=print, write: bo
     return summary
 
 
-def load_run(run_dir: Path, env: str | None = None):
-    """``(experiment, stacked train states)`` of a run's latest checkpoint. ``env`` rebuilds the
+def load_run(run_dir: Path, env: str | None = None, step: int | None = None, log=None):
+    """``(experiment, stacked train states)`` of a run's newest intact checkpoint, or that of iteration
+    ``step``; ``log`` (default: stderr) warns about damaged ones skipped. ``env`` rebuilds the
     experiment, with the same options, on another registered env (to evaluate a policy there)."""
     run_dir = Path(run_dir)
     saved = read_run_config(run_dir)
     experiment = Experiment.from_config(train_config(saved))
-    checkpointer = Checkpointer(run_dir)
-    states = checkpointer.restore(experiment.state_template())
-    checkpointer.close()
+    with Checkpointer(run_dir) as checkpointer:
+        states = checkpointer.restore(experiment.state_template(), step=step,
+                                      **({} if log is None else {"log": log}))
     if env is not None and env != experiment.config.env:
         experiment = Experiment.from_config(train_config({**saved, "env": env}))
     return experiment, states
 
 
-def load_policy(run_dir: Path, greedy: bool = True, seed_index: int = 0):
-    """``(policy, variant, config)`` of a run's latest checkpoint (seed ``seed_index``)."""
-    experiment, states = load_run(run_dir)
+def load_policy(run_dir: Path, greedy: bool = True, seed_index: int = 0, step: int | None = None):
+    """``(policy, variant, config)`` of a run's newest intact checkpoint, or that of iteration ``step``
+    (seed ``seed_index``)."""
+    experiment, states = load_run(run_dir, step=step)
     params = jax.tree.map(lambda x: x[seed_index], states.params)
     return trained_policies(experiment, params, greedy), experiment.variant, experiment.config

@@ -2,7 +2,8 @@
 
     [--seeds 0,1,2]   several seeds in one process, vmapped (one compiled update for all seeds)
     [--out DIR]       run directory (default: runs/<config name>)
-    [--resume DIR]    continue a killed or finished run from its last checkpoint
+    [--resume DIR]    continue a killed or finished run from its newest intact checkpoint
+    [--from-step N]   with --resume: from the checkpoint of iteration N instead (later ones are deleted)
     [--coordinator HOST:PORT --num-processes N --process-id I]   one of N processes of a multi-host run
     [--distributed]   the same, with the processes' settings detected (SLURM, Cloud TPU; jax.distributed)
 
@@ -37,6 +38,8 @@ def main(argv=None) -> int:
     parser.add_argument("--seeds", help="comma list of seeds, trained together (vmapped)")
     parser.add_argument("--out", type=Path, help="run directory (default runs/<config name>)")
     parser.add_argument("--resume", type=Path, help="continue the run in this directory")
+    parser.add_argument("--from-step", type=int, metavar="N",
+                        help="with --resume: start from the checkpoint of iteration N (default: the newest intact)")
     group = parser.add_argument_group("multi-process runs (jax.distributed)")
     group.add_argument("--coordinator", metavar="HOST:PORT", help="process 0's address (process 0 serves it)")
     group.add_argument("--num-processes", type=int, metavar="N")
@@ -50,6 +53,10 @@ def main(argv=None) -> int:
     if not (args.config or args.resume or args.overrides):
         parser.print_usage(sys.stderr)
         print("error: give --config FILE (see configs/), --resume DIR or key=value settings", file=sys.stderr)
+        return 2
+    if args.from_step is not None and not args.resume:
+        parser.print_usage(sys.stderr)
+        print("error: --from-step N applies to --resume DIR", file=sys.stderr)
         return 2
     try:
         overrides = list(args.overrides)
@@ -70,7 +77,7 @@ def main(argv=None) -> int:
         if from_command_line:
             restart_for_devices(config.devices, "jaxsched.train", sys.argv[1:], join)
         if args.resume:
-            train(config, args.resume, resume=True)
+            train(config, args.resume, resume=True, from_step=args.from_step)
         else:
             train(config, args.out or _default_out(args.config))
     except (ConfigError, CheckpointError, UsageError) as error:

@@ -169,6 +169,14 @@ def sync_processes(name: str) -> None:
         multihost_utils.sync_global_devices(name)
 
 
+def primary_decides(flag: bool) -> bool:
+    """Process 0's ``flag`` on every process, for decisions that must agree but are taken from a local
+    reading such as the clock (a collective save that only some processes join would hang)."""
+    if jax.process_count() == 1:
+        return flag
+    return bool(multihost_utils.broadcast_one_to_all(np.asarray(flag)))
+
+
 def put_global(tree, sharding: NamedSharding):
     """``tree`` laid out with ``sharding``. With several processes every process passes the whole
     host value and keeps the pieces of its own devices; leaves already laid out so are kept."""

@@ -3,13 +3,17 @@
 ``config.json`` (the resolved config; a resume refuses a different one, since it would silently
 train something else), ``metrics.csv`` (one row per iteration and seed, :class:`MetricsLog`),
 ``checkpoints/`` (orbax checkpoints of the whole train state: params, optimiser state, RNG key,
-iteration; :class:`Checkpointer`) and ``eval.json`` (:func:`write_evaluation`).
+iteration, each step sealed by a checksum manifest; :class:`Checkpointer`) and ``eval.json`` (:func:`write_evaluation`).
 """
 
 from __future__ import annotations
 
 import csv
+import gc
 import json
+import logging
+import sys
+import time
 import warnings
 from pathlib import Path
 from typing import Callable
@@ -18,8 +22,9 @@ import jax
 import numpy as np
 import orbax.checkpoint as ocp
 
-from jaxsched.core.devices import host_copy
-from jaxsched.errors import CheckpointError
+from jaxsched.core.checkpoint_manifest import verify_manifest, write_manifest
+from jaxsched.core.devices import host_copy, is_primary
+from jaxsched.errors import CheckpointError, DamagedCheckpointError
 
 FORMAT_VERSION = 1
 
@@ -30,17 +35,37 @@ def _to_saveable(state):
     return host_copy(state)
 
 
+def _warn(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
 class Checkpointer:
-    """Keeps the last ``max_to_keep`` train states of a run under ``run_dir/checkpoints``."""
+    """Keeps the last ``max_to_keep`` train states of a run under ``run_dir/checkpoints``.
+
+    Each saved step is sealed with a checksum manifest (:mod:`jaxsched.core.checkpoint_manifest`), so
+    that damage (a truncated or zeroed file) is found before orbax reads the files; a restore without
+    a step falls back to the newest intact checkpoint, with a one-line warning naming the damaged ones."""
 
     def __init__(self, run_dir: Path, max_to_keep: int = 3):
         self.run_dir = Path(run_dir).resolve()
+        self.directory = self.run_dir / "checkpoints"
         self.manager = ocp.CheckpointManager(
-            self.run_dir / "checkpoints",
+            self.directory, item_handlers=ocp.StandardCheckpointHandler(),
             options=ocp.CheckpointManagerOptions(max_to_keep=max_to_keep, create=True))
 
+    def __enter__(self) -> "Checkpointer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
     def save(self, step: int, state) -> None:
+        """Saves and seals ``step``: waits for orbax to finish writing (the states here are small, so
+        little overlap is lost), then writes the step's checksum manifest."""
         self.manager.save(step, args=ocp.args.StandardSave(_to_saveable(state)))
+        self.manager.wait_until_finished()
+        if is_primary():
+            write_manifest(self.directory / str(step))
 
     def wait(self) -> None:
         self.manager.wait_until_finished()
@@ -48,22 +73,132 @@ class Checkpointer:
     def latest_step(self) -> int | None:
         return self.manager.latest_step()
 
-    def restore(self, like, step: int | None = None):
-        """The state saved at ``step`` (default: latest), shaped like the pytree ``like``."""
-        step = self.latest_step() if step is None else step
-        if step is None:
-            raise CheckpointError(f"no checkpoint under {self.run_dir / 'checkpoints'}")
+    def steps(self) -> list[int]:
+        return sorted(self.manager.all_steps())
+
+    def discard_after(self, step: int) -> list[int]:
+        """Deletes the checkpoints past ``step`` (a resume from ``step`` replays them); returns their steps."""
+        later = [s for s in self.steps() if s > step]
+        for s in later:
+            self.manager.delete(s)
+        return later
+
+    def restore(self, like, step: int | None = None, log=_warn):
+        """The state saved at ``step``, shaped like the pytree ``like``; without ``step``, that of the
+        newest intact checkpoint (``log`` warns about the damaged ones skipped)."""
         abstract = jax.tree.map(ocp.utils.to_shape_dtype_struct, _to_saveable(like))
+        steps = self.steps()
+        if step is not None:
+            if step not in steps:
+                raise CheckpointError(f"no checkpoint of iteration {step} in {self.directory}; saved: "
+                                      f"{', '.join(map(str, steps)) or 'none'}")
+            return self._restore_step(step, abstract)
+        if not steps:
+            raise CheckpointError(f"no checkpoint under {self.directory}")
+        damaged = []
+        for candidate in reversed(steps):
+            try:
+                restored = self._restore_step(candidate, abstract)
+            except DamagedCheckpointError as error:
+                damaged.append(error)
+                continue
+            if damaged:
+                log(f"warning: {'; '.join(map(str, damaged))}; using checkpoint {candidate} instead")
+            return restored
+        raise DamagedCheckpointError(f"every checkpoint in {self.directory} is damaged: "
+                                     + "; ".join(map(str, damaged)))
+
+    def _restore_step(self, step: int, abstract):
+        """Checks, in order: the files against the manifest, the saved tree against ``abstract``
+        (a different tree is a different run, not damage), orbax's read, the values read."""
+        def damaged(problem) -> DamagedCheckpointError:
+            first_line = str(problem).strip().splitlines()[0] if str(problem).strip() else type(problem).__name__
+            if len(first_line) > 160:
+                first_line = first_line[:160] + "..."
+            return DamagedCheckpointError(f"checkpoint {step} in {self.directory} is damaged ({first_line})")
+
+        problem = verify_manifest(self.directory / str(step))
+        if problem:
+            raise damaged(problem)
         try:
-            restored = self.manager.restore(step, args=ocp.args.StandardRestore(abstract))
-        except (ValueError, KeyError) as error:
-            raise CheckpointError(f"checkpoint {step} in {self.run_dir} does not match this run's train "
-                                  f"state (different network, seeds or algorithm?): {error}") from None
+            saved = _quietly(self.manager.item_metadata, step)
+        except Exception as error:  # orbax raises what its readers raise (JSON, tensorstore, OS errors)
+            raise damaged(f"its metadata cannot be read: {error}") from None
+        if saved is None:
+            raise damaged("its metadata cannot be read")
+        wanted = _leaf_shapes(abstract)
+        differences = _differences(_leaf_shapes(saved), wanted)
+        if differences:
+            raise CheckpointError(f"checkpoint {step} in {self.run_dir} does not match this run's train state "
+                                  f"(different network, seeds or algorithm?): {differences}")
+        try:
+            restored = _quietly(self.manager.restore, step, args=ocp.args.StandardRestore(abstract))
+        except Exception as error:
+            raise damaged(f"orbax cannot read it: {error}") from None
+        if _differences(_leaf_shapes(restored), wanted):
+            raise damaged("the arrays read have other shapes than saved")
+        if not _all_finite(getattr(restored, "params", restored)):  # training never saves non-finite params
+            raise damaged("its parameters hold NaN or infinity")
         return jax.tree.map(lambda x: jax.numpy.asarray(x), restored)
 
     def close(self) -> None:
         self.manager.wait_until_finished()
         self.manager.close()
+
+
+SETTLE_S = 0.5  # how long the reads of a failed orbax call may go on
+
+
+def _quietly(orbax_call, *args, **kwargs):
+    """``orbax_call(*args, **kwargs)`` without the asyncio noise that follows its failure: when one of
+    orbax's concurrent reads fails, it closes its event loop while tensorstore's other reads are in
+    flight; Python reports each of their callbacks as an unraisable "Event loop is closed", and
+    asyncio logs "Future exception was never retrieved" for each failed one when it is collected."""
+    previous = sys.unraisablehook
+
+    def hook(unraisable):
+        if not (isinstance(unraisable.exc_value, RuntimeError) and "Event loop is closed" in str(unraisable.exc_value)):
+            previous(unraisable)
+
+    sys.unraisablehook = hook
+    try:
+        return orbax_call(*args, **kwargs)
+    except Exception:
+        time.sleep(SETTLE_S)  # the reads in flight end (and are dropped) before the error is reported
+        asyncio_log = logging.getLogger("asyncio")
+        disabled, asyncio_log.disabled = asyncio_log.disabled, True
+        try:
+            gc.collect()  # the failed futures, held in cycles by their tracebacks, go now and unlogged
+        finally:
+            asyncio_log.disabled = disabled
+        raise
+    finally:
+        sys.unraisablehook = previous
+
+
+def _leaf_shapes(tree) -> dict[str, tuple]:
+    """``{"params.Dense_0.kernel": shape}`` for the array leaves of a state, its abstract form, or
+    orbax's metadata of it (whose paths are dict keys where the state's are attributes)."""
+    def name(key) -> str:
+        for attribute in ("key", "name", "idx"):
+            if hasattr(key, attribute):
+                return str(getattr(key, attribute))
+        return str(key)
+    return {".".join(name(k) for k in path): tuple(getattr(leaf, "shape", ()))
+            for path, leaf in jax.tree_util.tree_leaves_with_path(tree)}
+
+
+def _differences(saved: dict[str, tuple], wanted: dict[str, tuple], limit: int = 3) -> str:
+    """The first ``limit`` differences of two ``_leaf_shapes``, '' when there are none."""
+    lines = [f"{k} is {'absent' if k not in saved else saved[k]} in the checkpoint, "
+             f"{'absent' if k not in wanted else wanted[k]} here"
+             for k in sorted(set(saved) | set(wanted)) if saved.get(k) != wanted.get(k)]
+    return "; ".join(lines[:limit]) + (f"; ... ({len(lines)} in all)" if len(lines) > limit else "")
+
+
+def _all_finite(tree) -> bool:
+    return all(bool(np.all(np.isfinite(x))) for x in jax.tree.leaves(tree)
+               if np.issubdtype(np.asarray(x).dtype, np.inexact))
 
 
 def write_run_config(run_dir: Path, config: dict) -> None:
@@ -82,11 +217,12 @@ def read_run_config(run_dir: Path) -> dict:
 
 
 def check_same_config(saved: dict, requested: dict, run_dir: Path) -> None:
-    """Raises naming every key whose value differs, ignoring ``iterations`` (a resume may extend it)
-    and ``devices`` (a resume may run on another machine)."""
+    """Raises naming every key whose value differs, ignoring ``iterations`` (a resume may extend it),
+    ``devices`` (a resume may run on another machine) and ``checkpoint_minutes`` (no effect on results)."""
     keys = sorted(set(saved) | set(requested))
+    ignored = ("iterations", "devices", "checkpoint_minutes")
     diffs = [f"{k}: checkpoint {saved.get(k)!r} vs requested {requested.get(k)!r}"
-             for k in keys if k not in ("iterations", "devices") and saved.get(k) != requested.get(k)]
+             for k in keys if k not in ignored and saved.get(k) != requested.get(k)]
     if diffs:
         raise CheckpointError(f"the checkpoint in {run_dir} was trained with a different config; refusing "
                               "to resume:\n  " + "\n  ".join(diffs))

@@ -172,7 +172,8 @@ def main(argv=None) -> int:
             options[key] = json.loads(value) if value[:1] in "[{0123456789.-" else value
         if args.swf:
             options.update(swf=args.swf)
-        args.out.mkdir(parents=True, exist_ok=True)
+        if args.episodes < 1:
+            raise UsageError(f"--episodes must be >= 1, got {args.episodes}")
         results, text = {"episodes": args.episodes, "seed": args.seed, "options": options, "swf": args.swf}, []
         variant, batched, tables, rows = evaluate_group("grid", options, args.episodes, args.seed,
                                                         ["fifo", "edf", "sjf", "fairshare"], args.swf)
@@ -186,6 +187,7 @@ def main(argv=None) -> int:
         text.append(markdown(f"Rigid site ({variant.env.num_cores} cores), {args.episodes} windows of "
                              f"{variant.num_jobs} jobs (first/last {variant.exclude} excluded)", rows,
                              None if args.swf else {k: PAPER[k] for k in ("native (paper)", "RL rigid (paper)")}))
+        args.out.mkdir(parents=True, exist_ok=True)  # once the inputs have proved usable
         plot_fairness(variant, fairness_tables, args.out / "grid_fairness.png")
         if not args.skip_elastic:
             elastic, _, e_tables, e_rows = evaluate_group("grid-elastic", options, args.episodes, args.seed,

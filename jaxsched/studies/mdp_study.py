@@ -33,6 +33,7 @@ from jaxsched.core.rollout import make_evaluator
 from jaxsched.core.runs import read_run_config
 from jaxsched.envs.deeprm.metrics import job_table, summarize
 from jaxsched.experiment import Experiment, TrainConfig, load_run
+from jaxsched.errors import UsageError
 from jaxsched.registry import build
 
 HEURISTICS = ("sjf", "packer", "fcfs", "easy", "random")
@@ -231,6 +232,25 @@ def curves(args) -> dict:
     return summary
 
 
+def _check_args(args) -> None:
+    """Raises on arguments that would fail (or quietly compute nothing) after minutes of work."""
+    if args.jobsets < 1 or args.transfer_jobsets < 0 or (args.max_time is not None and args.max_time < 1):
+        raise UsageError("--jobsets and --max-time must be >= 1, --transfer-jobsets >= 0")
+    if not args.scenarios:
+        raise UsageError("--scenarios is empty")
+    for scenario in args.scenarios:
+        try:
+            build(scenario)
+        except (ValueError, TypeError) as error:
+            raise UsageError(str(error)) from None
+    unknown = args.parts - {"heuristics", "agents", "transfer"}
+    if unknown:
+        raise UsageError(f"--parts: unknown {', '.join(sorted(unknown))}; choose from heuristics, agents, transfer")
+    needs_runs = args.command == "curves" or args.parts & {"agents", "transfer"}
+    if needs_runs and not args.runs.is_dir():
+        raise UsageError(f"--runs {args.runs}: no such directory of training runs")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m jaxsched.studies.mdp_study", description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=("fig4", "curves"))
@@ -249,6 +269,11 @@ def main(argv=None) -> int:
     args.scenarios = [s.strip() for s in args.scenarios.split(",") if s.strip()]
     args.parts = {p.strip() for p in args.parts.split(",")}
     args.variants = {v.strip() for v in args.variants.split(",")} if args.variants else None
+    try:
+        _check_args(args)
+    except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     (args.out.parent if args.command == "fig4" else args.out).mkdir(parents=True, exist_ok=True)
     result = fig4(args) if args.command == "fig4" else curves(args)
     path = args.out if args.command == "fig4" else args.out / "curves_summary.json"

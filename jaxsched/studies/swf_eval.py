@@ -31,7 +31,7 @@ import numpy as np
 from jaxsched.datasets import resolve_path
 from jaxsched.envs.deeprm.metrics import bounded_slowdown, summarize
 from jaxsched.envs.deeprm.swf import read_swf, to_jobsets
-from jaxsched.errors import UsageError
+from jaxsched.errors import CheckpointError, UsageError
 from jaxsched.experiment import load_policy
 from jaxsched.registry import build
 
@@ -151,7 +151,7 @@ def main(argv=None) -> int:
         if not args.trace.exists():
             raise UsageError(f"trace not found: {args.trace}")
         result = evaluate_trace(args, load_agents(args.checkpoint))
-    except (UsageError, ValueError) as error:
+    except (UsageError, ValueError, CheckpointError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if args.out:

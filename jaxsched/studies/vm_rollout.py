@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -23,9 +24,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxsched.baselines.vm import cvd_candidates, heuristic_policy, request_mix
+from jaxsched.baselines.vm import HEURISTIC_NAMES, cvd_candidates, heuristic_policy, request_mix
 from jaxsched.core.rollout import finish_episode, run_episode
 from jaxsched.envs.vm.episodes import draw_starts, params_at
+from jaxsched.errors import UsageError
 from jaxsched.registry import build
 
 
@@ -92,6 +94,32 @@ def compare(variant, base: str, starts: jax.Array, cvd_k: tuple[int, int, int] |
     return {k: np.asarray(v) for k, v in jax.jit(jax.vmap(one))(starts).items()}
 
 
+def _inputs(args):
+    """``({num_pms: variant}, start points of --starts-from or None, cvd_k)``, checked before any work."""
+    try:
+        sizes = [int(n) for n in args.num_pms.split(",")]
+        cvd_k = tuple(int(k) for k in args.cvd_k.split(",")) if args.cvd_k else None
+    except ValueError:
+        raise UsageError("--num-pms and --cvd-k take comma-separated integers") from None
+    if min(sizes) < 1 or args.starts < 1:
+        raise UsageError("--num-pms and --starts must be >= 1")
+    if cvd_k is not None and (len(cvd_k) != 3 or min(cvd_k) < 0):
+        raise UsageError("--cvd-k takes three counts >= 0: K_BF,K_PMBF,K_ROOM")
+    starts = None
+    if args.starts_from:
+        try:
+            starts = jnp.asarray(json.loads(args.starts_from.read_text())["start_points"], jnp.int32)
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise UsageError(f"--starts-from {args.starts_from}: no start_points to read ({error})") from None
+    if args.base not in HEURISTIC_NAMES:
+        raise UsageError(f"--base {args.base!r}: choose from {', '.join(HEURISTIC_NAMES)}")
+    try:
+        variants = {n: build(args.env, num_pms=n) for n in sizes}
+    except (ValueError, TypeError) as error:
+        raise UsageError(str(error)) from None
+    return variants, starts, cvd_k
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m jaxsched.studies.vm_rollout", description=__doc__.splitlines()[0])
     parser.add_argument("--env", default="vm-frag")
@@ -103,15 +131,18 @@ def main(argv=None) -> int:
     parser.add_argument("--cvd-k", help="K_BF,K_PMBF,K_ROOM: try only CVD-RL's candidate set (default: every action)")
     parser.add_argument("--out", type=Path, default=Path("runs/vm_rollout_improvement.json"))
     args = parser.parse_args(argv)
+    try:
+        variants, given_starts, cvd_k = _inputs(args)
+    except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     rows = []
-    for num_pms in (int(n) for n in args.num_pms.split(",")):
-        variant = build(args.env, num_pms=num_pms)
-        if args.starts_from:
-            starts = jnp.asarray(json.loads(args.starts_from.read_text())["start_points"], jnp.int32)
+    for num_pms, variant in variants.items():
+        if given_starts is not None:
+            starts = given_starts
         else:
             starts = draw_starts(jax.random.PRNGKey(args.seed), variant, args.starts)
         t0 = time.perf_counter()
-        cvd_k = tuple(int(k) for k in args.cvd_k.split(",")) if args.cvd_k else None
         result = compare(variant, args.base, starts, cvd_k)
         gain, late = result["scheduled_length"] - result["base"], result["last_departure_before_end"]
         row = {"num_pms": num_pms, "base": args.base, "starts": len(starts), "cvd_k": cvd_k,
@@ -135,6 +166,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    import sys
-
     sys.exit(main())

@@ -18,7 +18,7 @@ import yaml
 
 from jaxsched.algos import ALGORITHMS
 from jaxsched.envs.vm.episodes import draw_starts, evaluate_policies, summarize_vm
-from jaxsched.errors import InputError
+from jaxsched.errors import CheckpointError, InputError
 from jaxsched.experiment import load_run
 from jaxsched.registry import build
 
@@ -78,9 +78,15 @@ def main(argv=None) -> int:
         if not sep:
             parser.error(f"--option {text!r} is not KEY=VALUE")
         options[key] = yaml.safe_load(value)
+    if args.starts < 1:
+        parser.error(f"--starts must be >= 1, got {args.starts}")
     trained = None
     if args.checkpoint:
-        experiment, states = load_run(args.checkpoint)
+        try:
+            experiment, states = load_run(args.checkpoint)
+        except (CheckpointError, InputError) as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
         params = jax.tree.map(lambda x: x[0], states.params)
         algo = ALGORITHMS[experiment.config.algo]
         trained = lambda env: {"trained": algo.policy_from(experiment.algo, env, params, True)}  # noqa: E731
