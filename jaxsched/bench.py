@@ -158,41 +158,51 @@ def time_train_iteration(config_path: Path, overrides: list[str], devices, repea
             "hardware": _hardware(), "repeats": repeats}
 
 
+ONE_CORE = "1core"  # a --devices spec: one device, its process pinned to one core (no intra-op threads)
+PIN_THEN_EXEC = "import os, sys; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); os.execv(sys.argv[1], sys.argv[1:])"
+
+
 def bench_train(workloads, device_specs: list, repeats: int, out: Path | None) -> list[dict]:
-    """Each workload timed once per device count, each in its own process (XLA fixes its device
-    count at start), and the speed-up of all devices over one."""
+    """Each workload timed once per device spec, each in its own process (XLA fixes its device count
+    at start), and the speed-up of all devices over one device. On one device XLA:CPU already runs
+    large operations (the gradient's matrix products) on every core; the spec ``1core`` pins that
+    process to one core, to show how much of the one-device time is already parallel."""
     rows = []
     for label, config_path, overrides in workloads:
         for spec in device_specs:
-            count = usable_cores() if spec == "auto" else int(spec)
+            count = 1 if spec == ONE_CORE else usable_cores() if spec == "auto" else int(spec)
             environment = dict(os.environ, XLA_FLAGS=f"{os.environ.get('XLA_FLAGS', '')} "
                                                      f"--xla_force_host_platform_device_count={max(count, 1)}".strip())
             command = [sys.executable, "-m", "jaxsched.bench", "train-worker", "--config", str(config_path),
-                       "--devices", str(spec), "--repeats", str(repeats), *overrides]
+                       "--devices", str(count), "--repeats", str(repeats), *overrides]
+            if spec == ONE_CORE:  # pinned before the worker starts, so every thread XLA makes inherits it
+                command = [sys.executable, "-c", PIN_THEN_EXEC, *command]
             done = subprocess.run(command, env=environment, capture_output=True, text=True)
             lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
             if done.returncode != 0 or not lines:
                 raise SystemExit(f"bench train worker failed ({' '.join(command)}):\n{done.stderr[-2000:]}")
             row = {"workload": label, "device_spec": spec, **json.loads(lines[-1][len("RESULT "):])}
             rows.append(row)
-            print(f"{label:50s} devices={row['devices']}  {row['seconds_per_iteration_median']:7.2f} s/iteration "
+            shown = "1 (one core)" if spec == ONE_CORE else row["devices"]
+            print(f"{label:50s} devices={shown}  {row['seconds_per_iteration_median']:7.2f} s/iteration "
                   f"(min {row['seconds_per_iteration_min']:.2f}; compile {row['first_call_with_compile_s']:.0f} s), "
                   f"{row['decisions_per_iteration'] / row['seconds_per_iteration_median']:,.0f} decisions/s", flush=True)
-    speedups = []
+    speedups = {}
     for label, _, _ in workloads:
-        mine = [r for r in rows if r["workload"] == label]
-        one = [r for r in mine if r["devices"] == 1]
-        most = max(mine, key=lambda r: r["devices"])
-        if one and most["devices"] > 1:
-            speedup = one[0]["seconds_per_iteration_median"] / most["seconds_per_iteration_median"]
-            speedups.append(speedup)
-            print(f"{label}: {most['devices']} devices {speedup:.2f}x faster than 1")
+        mine = {r["device_spec"]: r for r in rows if r["workload"] == label}
+        most = max(mine.values(), key=lambda r: (r["devices"], r["device_spec"] != ONE_CORE))
+        for base_spec, what in (("1", "1 device"), (ONE_CORE, "1 device on one core")):
+            if base_spec in mine and most["devices"] > 1:
+                speedup = mine[base_spec]["seconds_per_iteration_median"] / most["seconds_per_iteration_median"]
+                speedups.setdefault(label, {})[base_spec] = speedup
+                print(f"{label}: {most['devices']} devices {speedup:.2f}x faster than {what}")
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps({"rows": rows, "speedups": speedups}, indent=1))
         print(f"wrote {out}")
-    if speedups:
-        print(f"train speedup with all devices: {min(speedups):.1f}x")
+    headline = next((s["1"] for s in speedups.values() if "1" in s), None)  # the first workload's
+    if headline is not None:
+        print(f"train speedup with all devices: {headline:.1f}x  ({next(iter(speedups))}, against 1 device)")
     return rows
 
 
@@ -389,7 +399,8 @@ def main(argv=None) -> int:
                            "paper-size REINFORCE and CVD-RL at 50 PMs)")
     train.add_argument("--config", type=Path, help="time this config instead of the default workloads")
     train.add_argument("overrides", nargs="*", help="key=value config overrides (with --config)")
-    train.add_argument("--devices", default="1,auto", help="device counts to compare, e.g. 1,auto or 1,2")
+    train.add_argument("--devices", default=f"{ONE_CORE},1,auto",
+                       help=f"device counts to compare, e.g. 1,auto or 1,2; {ONE_CORE}: 1 device pinned to one core")
     train.add_argument("--repeats", type=int, default=3)
     train.add_argument("--out", type=Path, default=Path("runs/bench_train.json"))
     worker = sub.add_parser("train-worker", help=argparse.SUPPRESS)
@@ -441,8 +452,8 @@ def main(argv=None) -> int:
         bench_vm(sizes, args.batch, args.steps, args.repeats, args.window, args.out, args.trace)
     if args.what == "train":
         specs = [s.strip() for s in args.devices.split(",") if s.strip()]
-        if not specs or any(s != "auto" and not s.isdigit() for s in specs):
-            parser.error(f"--devices must be a comma list of counts or auto, got {args.devices!r}")
+        if not specs or any(s not in ("auto", ONE_CORE) and not s.isdigit() for s in specs):
+            parser.error(f"--devices must be a comma list of counts, auto or {ONE_CORE}, got {args.devices!r}")
         if args.repeats < 1:
             parser.error("--repeats must be >= 1")
         if args.config is not None:  # checked here, or each worker process fails with a traceback

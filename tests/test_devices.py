@@ -29,14 +29,16 @@ SMALL = {k: dict(v, **({"num_jobsets": 4} if k == "reinforce" else {"num_envs": 
                       {"num_envs": 4, "num_starts": 4})) for k, v in SMALL.items()}  # batches of 4 split over 4
 out = {}
 for case in sys.argv[1:]:
-    env, algo, count = case.split("/")
+    env, algo, count, *instances = case.split("/")  # an optional 4th part: the learner's num_envs
+    options = dict(SMALL[algo], **({"num_envs": int(instances[0])} if instances else {}))
     for devices in (1, 4):
-        config = train_config({"env": env, "env_options": ENVS[env], "algo": algo, "algo_options": SMALL[algo],
+        config = train_config({"env": env, "env_options": ENVS[env], "algo": algo, "algo_options": options,
                                "seeds": list(range(int(count))), "devices": devices})
         experiment = Experiment.from_config(config)
         states, _ = experiment.initial_states(log=lambda *a: None)
         states, metrics = experiment.make_chunk(3)(states)
         out[f"{case}/{devices}"] = {k: np.asarray(v).tolist() for k, v in metrics.items()}
+        out[f"{case}/{devices}/mesh"] = 0 if experiment.mesh is None else experiment.mesh.size
 print("RESULT " + json.dumps(out))
 """
 
@@ -54,14 +56,16 @@ def check_same(results: dict, case: str) -> None:
     import numpy as np
 
     one, four = results[f"{case}/1"], results[f"{case}/4"]
+    assert results[f"{case}/1/mesh"] == 0
     assert set(one) == set(four)
     for key in one:
         np.testing.assert_allclose(np.asarray(four[key], float), np.asarray(one[key], float), rtol=2e-3, atol=1e-4,
                                    err_msg=f"{case}: {key}")
 
 
-# "env/algo/seeds": 1 seed splits its instances over the devices, 4 seeds split the seeds.
-FAST_CASES = ["deeprm/reinforce/1", "deeprm/reinforce/4", "vm-synthetic/dqn/1"]
+# "env/algo/seeds[/num_envs]": 1 seed splits its instances over the devices, 4 seeds split the seeds;
+# 1 seed with 3 environments divides over nothing and trains on one device.
+FAST_CASES = ["deeprm/reinforce/1", "deeprm/reinforce/4", "vm-synthetic/dqn/1", "vm-synthetic/dqn/1/3"]
 SLOW_CASES = ["deeprm/ppo/1", "deeprm/ppo/4", "vm-synthetic/cvd/1", "vm-synthetic/dqn/4"]
 
 
@@ -69,6 +73,7 @@ def test_same_metrics_on_one_and_four_devices():
     results = metrics_on_1_and_4_devices(FAST_CASES)
     for case in FAST_CASES:
         check_same(results, case)
+    assert [results[f"{case}/4/mesh"] for case in FAST_CASES] == [4, 4, 4, 0]  # the last on one device
 
 
 @pytest.mark.slow

@@ -38,7 +38,7 @@ from flax import struct
 
 from jaxsched.core.networks import (NETWORKS, ValueNetwork, apply_batched, init_network, make_network,
                                     make_policy_fn, masked_entropy, masked_log_probs)
-from jaxsched.core.devices import shard_batch
+from jaxsched.core.devices import mean_over_instances, shard_batch
 from jaxsched.core.rollout import Trajectory, collect_batch
 from jaxsched.core.variant import Variant
 from jaxsched.errors import check_positive
@@ -241,9 +241,14 @@ def make_train(variant: Variant, config: ReinforceConfig, data_key: jax.Array) -
             logits = apply_batched(network, params, features, 3)
             return reinforce_loss(logits, action_mask, action, advantage, valid, config.entropy_coef)
 
-        loss, entropy, grads = chunked_value_and_grad(
-            loss_fn, state.params, (traj.features, traj.action_mask, traj.action, advantage, traj.valid),
-            config.grad_chunk_len or L)
+        def episodes_gradient(*batch):  # a mean over the episodes of ``batch`` (instance axis 1)
+            loss, entropy, grads = chunked_value_and_grad(loss_fn, state.params, batch, config.grad_chunk_len or L)
+            decisions = jnp.sum(batch[-1]).astype(jnp.float32)
+            return loss, grads, entropy * decisions, decisions
+
+        loss, grads, entropy_sum, decisions = mean_over_instances(  # each device its jobsets, if asked
+            episodes_gradient, (traj.features, traj.action_mask, traj.action, advantage, traj.valid), (1,) * 5)
+        entropy = entropy_sum / jnp.maximum(decisions, 1.0)
         updates, opt_state = optimiser.update(grads, state.opt_state, state.params)
         params = optax.apply_updates(state.params, updates)
 

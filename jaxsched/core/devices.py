@@ -9,7 +9,8 @@ stay replicated and XLA partitions the computation and reduces the gradients. Tw
   :func:`shard_batch`, a sharding constraint on its leading axis, and XLA splits the computation;
   the Monte-Carlo rollouts of :func:`jaxsched.core.rollout.collect_batch` run explicitly per device
   (:func:`split_instances`, ``shard_map``): XLA:CPU did not split the rollout loop from the constraint
-  alone (1.08x on two cores, measured).
+  alone (1.08x on two cores, measured); REINFORCE's gradient over those instances is split the same
+  way (:func:`mean_over_instances`: each device's mean, then ``pmean``).
 
 On CPU, XLA makes one host device per core only when asked before it starts
 (``--xla_force_host_platform_device_count``): :func:`restart_for_devices` restarts a command with it.
@@ -237,11 +238,41 @@ def split_instances(fn, args: tuple, in_axes: tuple, out_axes):
     divides over it; else ``fn(*args)`` itself. ``in_axes`` gives each argument's instance axis and
     ``out_axes`` (a pytree prefix of the output) the outputs'; ``fn`` must compute each instance
     independently of the others, so that the split changes nothing."""
+    mesh = _splitting_mesh(args, in_axes)
+    if mesh is None:
+        return fn(*args)
+    out_specs = jax.tree.map(_instance_spec, out_axes, is_leaf=lambda x: x is None)
+    return jax.shard_map(fn, mesh=mesh, in_specs=tuple(map(_instance_spec, in_axes)), out_specs=out_specs,
+                         check_vma=False)(*args)
+
+
+def _splitting_mesh(args: tuple, in_axes: tuple) -> Mesh | None:
+    """The active mesh if the instances of ``args`` (counted along ``in_axes[0]`` of the first) divide
+    evenly over its devices, else None (the computation then runs whole)."""
     mesh = _ACTIVE[-1] if _ACTIVE else None
     count = jax.tree.leaves(args[0])[0].shape[in_axes[0]]
-    if mesh is None or mesh.size == 1 or count % mesh.size:
+    return None if mesh is None or mesh.size == 1 or count % mesh.size else mesh
+
+
+def _instance_spec(axis: int | None) -> PartitionSpec | None:
+    """Split along ``axis`` over the mesh (None: replicated)."""
+    return None if axis is None else PartitionSpec(*([None] * axis), "batch")
+
+
+def mean_over_instances(fn, args: tuple, in_axes: tuple):
+    """``fn(*args)`` for an ``fn`` that is a mean over the instances of its arguments (a loss and its
+    gradient, averaged over episodes): each device computes it on its own equal slice (``shard_map``
+    over the active mesh) and the devices' results are averaged (``pmean``), which is the mean over
+    all instances up to float rounding. Without a mesh, or when the instance count does not divide
+    over it, ``fn(*args)`` itself. The explicit split gives each device its share of the gradient's
+    work by construction, as :func:`split_instances` does for the rollouts, rather than leaving the
+    partitioning to XLA."""
+    mesh = _splitting_mesh(args, in_axes)
+    if mesh is None:
         return fn(*args)
-    spec = lambda axis: None if axis is None else PartitionSpec(*([None] * axis), "batch")
-    in_specs = tuple(spec(axis) for axis in in_axes)
-    out_specs = jax.tree.map(spec, out_axes, is_leaf=lambda x: x is None)
-    return jax.shard_map(fn, mesh=mesh, in_specs=in_specs, out_specs=out_specs, check_vma=False)(*args)
+
+    def local_mean(*local_args):
+        return jax.tree.map(lambda x: jax.lax.pmean(x, "batch"), fn(*local_args))
+
+    return jax.shard_map(local_mean, mesh=mesh, in_specs=tuple(map(_instance_spec, in_axes)),
+                         out_specs=PartitionSpec(), check_vma=False)(*args)
