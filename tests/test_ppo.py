@@ -119,6 +119,20 @@ def test_one_compact_network_runs_on_two_cluster_sizes():
         network.apply(params, jnp.zeros(image.feature_shape()))
 
 
+def test_separate_critic_has_the_papers_parameter_counts():
+    """The paper's Fig. 5 counts at 10 processors: 24,332 (compact) and 301,068 (image) weights, two
+    2 x 64 torsos; the shared torso (the default) keeps the saved parameter names."""
+    for observation, paper in (("bracis", 24_332), ("image", 301_068)):
+        env = build("bracis-1", observation=observation).env
+        separate = ActorCritic(env.num_actions, separate_critic=True)
+        params = separate.init(jax.random.PRNGKey(0), jnp.zeros(env.feature_shape()))
+        assert count_params(params) == paper, observation
+        shared = ActorCritic(env.num_actions).init(jax.random.PRNGKey(0), jnp.zeros(env.feature_shape()))
+        assert set(params["params"]) == set(shared["params"]) | {"critic_0", "critic_1"}
+        logits, value = separate.apply(params, jnp.ones(env.feature_shape()))
+        assert logits.shape == (env.num_actions,) and value.shape == ()
+
+
 def test_config_validation():
     with pytest.raises(ValueError, match="minibatch_size"):
         PPOConfig(num_envs=3, num_steps=5, minibatch_size=4)

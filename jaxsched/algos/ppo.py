@@ -8,7 +8,8 @@ the E T decisions in shuffled minibatches of the clipped surrogate
 
 with advantages normalised per minibatch, gradients clipped to a global norm, Adam (eps 1e-5): the
 Stable-Baselines3 algorithm the MDP-design paper trained with, and its hyper-parameters as defaults
-(``../shared/spec/mdp-variants.md``). The policy and value share a 2 x 64 tanh MLP (``ActorCritic``).
+(``../shared/spec/mdp-variants.md``). The policy and value share a 2 x 64 tanh MLP (``ActorCritic``), or each
+has its own (``separate_critic``).
 
 Semi-MDP: with ``stepping="event"`` one decision may span several clock ticks; the environment
 returns their rewards discounted within the transition and ``info["elapsed_ticks"]`` = k, and GAE
@@ -54,6 +55,7 @@ class PPOConfig:
     max_grad_norm: float = 0.5
     hidden: int = 64
     layers: int = 2
+    separate_critic: bool = False  # True: the value head has its own torso (the paper's parameter counts)
     normalize_advantages: bool = True
     resample_jobsets: bool = True  # False: episodes start on jobsets drawn from a fixed pool
     num_jobsets: int = 64  # size of that pool
@@ -136,7 +138,7 @@ def make_train(variant: Variant, config: PPOConfig, data_key: jax.Array) -> tupl
     is longer than T decisions, so rarely twice).
     """
     env = variant.env
-    network = ActorCritic(env.num_actions, config.hidden, config.layers)
+    network = ActorCritic(env.num_actions, config.hidden, config.layers, config.separate_critic)
     optimiser = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.lr, eps=1e-5))
     # the env's own discount of skipped ticks (event stepping) agrees with the learner's
     def with_gamma(params, count=None):
@@ -239,4 +241,4 @@ def make_train(variant: Variant, config: PPOConfig, data_key: jax.Array) -> tupl
 
 def policy_from(config: PPOConfig, env, params, greedy: bool = True) -> Callable:
     """The trained actor with the heuristics' signature, for ``jaxsched.core.rollout.make_evaluator``."""
-    return make_policy_fn(ActorCritic(env.num_actions, config.hidden, config.layers), params, greedy)
+    return make_policy_fn(ActorCritic(env.num_actions, config.hidden, config.layers, config.separate_critic), params, greedy)

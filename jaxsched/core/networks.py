@@ -61,7 +61,10 @@ class DeepRM2CNN(nn.Module):
 
 class ActorCritic(nn.Module):
     """The MDP-design paper's PPO network: flattened features -> ``layers`` x Dense(hidden) tanh,
-    shared by a policy head (logits) and a value head (Stable-Baselines3's shared ``[64, 64]``).
+    shared by a policy head (logits) and a value head (Stable-Baselines3's shared ``[64, 64]``), or,
+    with ``separate_critic``, a second such torso for the value head alone. The paper's text says the
+    torso is shared, but its parameter counts (24,332 compact; 301,068 / 1,089,548 / 1,821,708 image)
+    are those of two torsos: ``separate_critic=True`` matches them.
 
     Orthogonal initialisation as SB3 (gain sqrt(2) in the torso, 0.01 for the logits so the initial
     policy is near uniform, 1 for the value). Returns ``(logits, value)``."""
@@ -69,16 +72,23 @@ class ActorCritic(nn.Module):
     num_actions: int
     hidden: int = 64
     layers: int = 2
+    separate_critic: bool = False
 
     @nn.compact
     def __call__(self, features: jax.Array) -> tuple[jax.Array, jax.Array]:
         x = jnp.reshape(features, (-1,)).astype(jnp.float32)
-        for _ in range(self.layers):
-            x = jnp.tanh(nn.Dense(self.hidden, kernel_init=nn.initializers.orthogonal(jnp.sqrt(2.0)),
-                                  bias_init=nn.initializers.zeros)(x))
+
+        def torso(h, names):  # names None: flax numbers the layers (the shared torso's saved names)
+            for name in names:
+                h = jnp.tanh(nn.Dense(self.hidden, kernel_init=nn.initializers.orthogonal(jnp.sqrt(2.0)),
+                                      bias_init=nn.initializers.zeros, name=name)(h))
+            return h
+
+        actor = torso(x, [None] * self.layers)
+        critic = torso(x, [f"critic_{i}" for i in range(self.layers)]) if self.separate_critic else actor
         logits = nn.Dense(self.num_actions, kernel_init=nn.initializers.orthogonal(0.01),
-                          bias_init=nn.initializers.zeros)(x)
-        value = nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0), bias_init=nn.initializers.zeros)(x)
+                          bias_init=nn.initializers.zeros)(actor)
+        value = nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0), bias_init=nn.initializers.zeros)(critic)
         return logits, value[0]
 
 
