@@ -8,7 +8,10 @@
 
 Every instance (a jobset, a trace window) runs to the end of its episode (termination or a cap). For
 job-scheduling envs the summary counts finished, unfinished and dropped jobs beside the means, which
-are job-weighted over finished jobs; ``--per-job`` and ``--loads`` apply to them.
+are job-weighted over finished jobs; ``--per-job`` and ``--loads`` apply to them. A policy that
+leaves jobs unfinished (VM: episodes cut by the step cap) is marked ``*`` in the table and
+``leaves_unfinished`` in the JSON and CSV (:mod:`jaxsched.core.unfinished`): its means cover fewer jobs
+and are not to be ranked against the heuristics'.
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ import jax
 import numpy as np
 
 from jaxsched.core.plotting import slowdown_vs_load
+from jaxsched.core.progress import evaluate_each
 from jaxsched.core.rollout import num_instances
+from jaxsched.core.unfinished import leaves_unfinished, legend, marked, with_counts
 from jaxsched.datasets import resolve_path
 from jaxsched.errors import CheckpointError, ConfigError, DatasetError, UsageError
 from jaxsched.experiment import load_run, trained_policies
@@ -78,19 +83,24 @@ def _seed_stats(variant, table, jobsets_per_seed: int, seeds: list[int]) -> dict
 
 
 def _print_table(variant, rows: list[dict], with_load: bool) -> None:
+    """One line per (load, policy); a policy that leaves jobs unfinished is marked, with the legend."""
     if "mean_slowdown" not in rows[0]:  # not a job-scheduling summary: the family's own line
         for r in rows:
-            print(("" if r["load"] is None else f"load {r['load']:.2f}  ") + f"{r['policy']:>14s}  {variant.describe(r)}")
-        return
-    head = (["load"] if with_load else []) + ["policy", "slowdown", "bsld", "completion", "jobs", "finished",
-                                               "unfinished", "dropped"]
-    print(" ".join(f"{h:>11s}" for h in head))
-    for r in rows:
-        cells = ([f"{r['load']:11.2f}"] if with_load else []) + [
-            f"{r['policy']:>11s}", f"{r['mean_slowdown']:11.3f}", f"{r['mean_bounded_slowdown']:11.3f}",
-            f"{r['mean_completion_time']:11.3f}",
-            f"{r['jobs']:11d}", f"{r['finished']:11d}", f"{r['unfinished']:11d}", f"{r['dropped']:11d}"]
-        print(" ".join(cells))
+            print(("" if r["load"] is None else f"load {r['load']:.2f}  ") + f"{r['policy']:>14s}  "
+                  + with_counts(variant.describe(r), r))
+    else:
+        width = max(11, *(len(marked(r["policy"], r)) for r in rows))
+        head = (["load"] if with_load else []) + [f"{'policy':>{width}s}", "slowdown", "bsld", "completion",
+                                                   "finished/jobs", "unfinished", "dropped"]
+        print(" ".join(f"{h:>11s}" for h in head))
+        for r in rows:
+            cells = ([f"{r['load']:11.2f}"] if with_load else []) + [
+                f"{marked(r['policy'], r):>{width}s}", f"{r['mean_slowdown']:11.3f}",
+                f"{r['mean_bounded_slowdown']:11.3f}", f"{r['mean_completion_time']:11.3f}",
+                f"{r['finished']:>6d}/{r['jobs']:<6d}", f"{r['unfinished']:11d}", f"{r['dropped']:11d}"]
+            print(" ".join(cells))
+    for line in legend(rows):
+        print(line)
 
 
 def _write_per_job(path: Path, rows: list[tuple[float | None, str, dict]], columns=None) -> None:
@@ -229,7 +239,8 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
             options = {} if args.bsld_tau is None else {"bsld_tau": args.bsld_tau}
             if options and "bsld_tau" not in inspect.signature(variant.evaluate).parameters:
                 raise UsageError(f"--bsld-tau applies to job-scheduling envs, not {variant.name}")
-            tables = variant.evaluate(policies, batched, key, args.rollouts, **options)
+            label = "evaluate" + ("" if load is None else f" load {load:g}")
+            tables = evaluate_each(variant, policies, batched, key, label, num_rollouts=args.rollouts, **options)
         except ValueError as error:
             raise UsageError(str(error)) from None
         per_load = {}
@@ -239,6 +250,7 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
                 stats["offered_load"] = getattr(getattr(variant, "workload", None), "offered_load", load)
             if len(seeds) > 1 and "mean_slowdown" in stats:
                 stats.update(_seed_stats(variant, table, jobsets_per_seed, seeds))
+            stats["leaves_unfinished"] = leaves_unfinished(stats)
             per_load[name] = stats
             rows.append({"load": load, "policy": name, **stats})
             per_job.append((load, name, table))
@@ -320,10 +332,11 @@ def _write_load_curve(args, loads, names, rows) -> None:
     with open(stem.with_suffix(".csv"), "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["load", "policy", "mean_slowdown", "seed_std_slowdown", "mean_completion_time",
-                         "jobs", "finished", "unfinished", "dropped"])
+                         "jobs", "finished", "unfinished", "dropped", "leaves_unfinished"])
         for r in rows:
             writer.writerow([r["load"], r["policy"], r["mean_slowdown"], r.get("seed_std_slowdown", ""),
-                             r["mean_completion_time"], r["jobs"], r["finished"], r["unfinished"], r["dropped"]])
+                             r["mean_completion_time"], r["jobs"], r["finished"], r["unfinished"], r["dropped"],
+                             int(r["leaves_unfinished"])])
     curves = {}
     for name in names:
         mine = [r for r in rows if r["policy"] == name]

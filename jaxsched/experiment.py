@@ -26,7 +26,12 @@ from jaxsched.algos.bc import BCConfig, train_behaviour_cloning
 from jaxsched.core.config import build_config, load_config, to_dict
 from jaxsched.core.devices import (host_copy, is_primary, make_mesh, parse_devices, primary_decides, put_global,
                                    seed_sharding, sharding_instances, sync_processes)
-from jaxsched.core.runs import (Checkpointer, MetricsLog, check_same_config, read_run_config, write_evaluation,
+from jaxsched.core.eval_curve import HeldOutCurve, read_eval_curve, read_training_curve
+from jaxsched.core.loggers import RunLog, check_logger
+from jaxsched.core.plotting import run_learning_curve
+from jaxsched.core.progress import evaluate_each
+from jaxsched.core.unfinished import LEGEND, leaves_unfinished, legend, with_counts
+from jaxsched.core.runs import (Checkpointer, check_same_config, read_run_config, write_evaluation,
                                 write_run_config)
 from jaxsched.errors import CheckpointError, ConfigError, check_positive
 from jaxsched.registry import build
@@ -57,6 +62,10 @@ class TrainConfig:
     eval_seed: int = 99991
     baselines: list[str] | None = None  # heuristics in the held-out evaluation; null: the family's default
     devices: int | str = 1  # "auto" (every local device; on CPU one per core) or N: data parallel (core/devices.py)
+    eval_every: int = 0  # every this many iterations (a multiple of chunk) each seed's sampled policy on the
+    # eval_jobsets held-out instances -> eval_curve.csv, with the baselines there at iteration 0; 0: off
+    logger: str = "csv"  # csv (metrics.csv, eval_curve.csv) or tensorboard: the same also as TensorBoard
+    # scalars under tensorboard/ (needs the extra jaxsched[tensorboard]: tensorboardX)
 
     def __post_init__(self):
         if self.algo not in ALGORITHMS:
@@ -73,6 +82,12 @@ class TrainConfig:
         if self.checkpoint_every % self.chunk:
             raise ValueError(f"checkpoint_every ({self.checkpoint_every}) must be a multiple of chunk "
                              f"({self.chunk}) so that resumed runs replay the same chunks")
+        if self.eval_every < 0 or self.eval_every % self.chunk:
+            raise ValueError(f"eval_every ({self.eval_every}) must be 0 (off) or a multiple of chunk ({self.chunk}): "
+                             "the held-out evaluations fall on chunk boundaries")
+        if self.eval_every and not self.eval_jobsets:
+            raise ValueError("eval_every needs held-out instances: eval_jobsets must be > 0")
+        check_logger(self.logger)
         if not self.seeds or len(set(self.seeds)) != len(self.seeds):
             raise ValueError(f"seeds must be a non-empty list of distinct integers, got {self.seeds}")
 
@@ -274,30 +289,67 @@ def train(config: TrainConfig, out: Path, resume: bool = False, log=print, from_
                 (out / "behaviour_cloning.json").parent.mkdir(parents=True, exist_ok=True)
                 (out / "behaviour_cloning.json").write_text(json.dumps(cloning, indent=1))
             start = 0
-        metrics_log = None
+        run_log = None
         if primary:
             write_run_config(out, resolved)
-            metrics_log = MetricsLog(out / "metrics.csv", start if resume else None)
-        if start < config.iterations:
-            log("compiling the training step (first call; from seconds to a few minutes on CPU)...")
-        states = _train_chunks(experiment, states, start, checkpointer, metrics_log, out)
+            run_log = RunLog(out, config.logger, start if resume else None)
+        try:
+            curve = None
+            if config.eval_every:
+                curve = HeldOutCurve(experiment.variant, functools.partial(trained_policies, experiment, greedy=False),
+                                     config.seeds, config.eval_jobsets, config.eval_seed)
+                if not resume:
+                    log(f"held-out curve: the baselines and the initial policies on {curve.description}...")
+                    _log_held_out(run_log, curve.heuristic_rows(experiment.baselines))
+                    _log_held_out(run_log, curve.trained_rows(0, host_copy(states.params)))
+            if start < config.iterations:
+                log("compiling the training step (first call; from seconds to a few minutes on CPU)...")
+            states = _train_chunks(experiment, states, start, checkpointer, run_log, out, curve)
+        finally:
+            if run_log is not None:
+                run_log.close()
     if config.eval_jobsets:  # every process evaluates (no one waits idle at the exit barrier)
         log(f"evaluating the trained policy on {config.eval_jobsets} held-out instances...")
         evaluate_run(experiment, host_copy(states), out, log, write=primary)
     else:
         log("held-out evaluation skipped (eval_jobsets=0)")
+    if primary:
+        plot_learning_curve(experiment, out)
     return out
 
 
+def _log_held_out(run_log: RunLog | None, rows: list[dict]) -> None:
+    if run_log is not None:
+        run_log.held_out(rows)
+
+
+def plot_learning_curve(experiment: Experiment, out: Path) -> Path:
+    """``learning_curve.png``: the family's training metric per iteration (spread over seeds and a
+    moving average), the held-out evaluations of ``eval_curve.csv`` and the baselines there, if any."""
+    config, variant = experiment.config, experiment.variant
+    metric = variant.headline.train_metric
+    held_out = None
+    if (out / "eval_curve.csv").exists():
+        iterations, values, baselines = read_eval_curve(out / "eval_curve.csv", metric)
+        held_out = (iterations, values, baselines, f"{config.eval_jobsets} held-out instances (seed {config.eval_seed})")
+    load = getattr(getattr(variant, "workload", None), "load", None)
+    title = f"{config.env}{f' at load {load:g}' if load is not None else ''}, {config.algo}, run {out.name}"
+    path = out / "learning_curve.png"
+    run_learning_curve(path, read_training_curve(out / "metrics.csv", metric), held_out, metric, title,
+                       higher_is_better=variant.headline.higher_is_better)
+    return path
+
+
 def _train_chunks(experiment: Experiment, states, start: int, checkpointer: Checkpointer,
-                  metrics_log: MetricsLog | None, out: Path):
+                  run_log: RunLog | None, out: Path, curve: HeldOutCurve | None = None):
     """The training loop from iteration ``start``: one jitted chunk at a time, each logged to
-    ``metrics_log`` (None on non-primary processes), checkpointed every ``checkpoint_every``
-    iterations, ``checkpoint_minutes`` after the last save, and at the end."""
+    ``run_log`` (None on non-primary processes), evaluated on ``curve``'s held-out instances every
+    ``eval_every`` iterations, checkpointed every ``checkpoint_every`` iterations,
+    ``checkpoint_minutes`` after the last save, and at the end."""
     config = experiment.config
     chunks = {}
     bar = tqdm(total=config.iterations, initial=start, desc="train", unit="it", dynamic_ncols=True,
-               mininterval=5.0, disable=metrics_log is None)
+               mininterval=5.0, disable=run_log is None)
     iteration, last_save = start, time.monotonic()
     try:
         while iteration < config.iterations:
@@ -324,9 +376,11 @@ def _train_chunks(experiment: Experiment, states, start: int, checkpointer: Chec
                     row.update({k: float(v[i, s]) for k, v in metrics.items()})
                     row.update(steps_per_s=steps_per_s, wall_s=elapsed / length)
                     rows.append(row)
-            if metrics_log is not None:
-                metrics_log.append(rows)
+            if run_log is not None:
+                run_log.training(rows)
             iteration += length
+            if curve is not None and iteration % config.eval_every == 0:
+                _log_held_out(run_log, curve.trained_rows(iteration, host_copy(states.params)))
             bar.update(length)
             postfix = {"ret": f"{np.mean(metrics['mean_return'][-1]):.2f}", "steps_s": f"{steps_per_s:,.0f}"}
             if "mean_slowdown" in metrics:
@@ -366,12 +420,17 @@ def evaluate_run(experiment: Experiment, states, out: Path, log=print, write: bo
     config, variant = experiment.config, experiment.variant
     policies = {name: variant.heuristic(name) for name in experiment.baselines} | seed_policies(experiment, states)
     batched, header = variant.held_out(config.eval_jobsets, config.eval_seed)
-    tables = variant.evaluate(policies, batched, jax.random.PRNGKey(config.eval_seed + 1))
+    tables = evaluate_each(variant, policies, batched, jax.random.PRNGKey(config.eval_seed + 1), "held-out evaluation")
     summary = {name: variant.summarize(table) for name, table in tables.items()}
+    for stats in summary.values():
+        stats["leaves_unfinished"] = leaves_unfinished(stats)
     if not write:
         return summary
-    write_evaluation(out, header, summary, variant.describe,
+    write_evaluation(out, header | {"legend": LEGEND}, summary,
+                     lambda stats: with_counts(variant.describe(stats), stats),
                      f"{config.eval_jobsets} held-out instances, seed {config.eval_seed}", log)
+    for line in legend(summary.values()):
+        log(line)
     variant.plot_learning_curves(out, summary, experiment.baselines, title=f"{config.env} {config.algo}")
     return summary
 

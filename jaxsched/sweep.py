@@ -35,6 +35,7 @@ from jaxsched.core import stats
 from jaxsched.core.plotting import curves_with_bands, performance_profiles
 from jaxsched.core.devices import restart_for_devices
 from jaxsched.core.runs import Checkpointer, read_run_config
+from jaxsched.core.unfinished import LEGEND, MARK, beats
 from jaxsched.errors import CheckpointError, ConfigError, UsageError
 from jaxsched.experiment import TrainConfig, load_train_config, train, train_config
 from jaxsched.registry import build
@@ -238,8 +239,8 @@ def write_report(out: Path, grid_keys: list[str], rows: list[dict]) -> None:
                 cells_line.append(f"{int(np.sum(~np.isfinite(values)))} seed(s) without a value")
         if jobs:
             for prefix in ("final_", "final_sampled_"):
-                cells_line.append(f"{sum(int(r[prefix + 'finished']) for r in mine)} / "
-                                  f"{sum(int(r[prefix + 'jobs']) for r in mine)}")
+                done, total = (sum(int(r[prefix + k]) for r in mine) for k in ("finished", "jobs"))
+                cells_line.append(f"{done} / {total}" + (f" {MARK}" if done < total else ""))
         for b in baselines:
             cells_line.append(f"{mine[0][f'final_{b}_{metric}']:.3f}")
         for b in baselines:
@@ -249,10 +250,11 @@ def write_report(out: Path, grid_keys: list[str], rows: list[dict]) -> None:
             cells_line.append(" / ".join(f"{count}/{len(mine)}" for count in counts))
         lines.append("| " + " | ".join(cells_line) + " |")
         band_series[cell.split("/")[-1]] = _curve_band(out / cell, headline.train_metric)
-    unfinished = jobs and any(int(r["final_finished"]) < int(r["final_jobs"]) for r in rows)
+    unfinished = jobs and any(int(r[prefix + "finished"]) < int(r[prefix + "jobs"])
+                              for r in rows for prefix in ("final_", "final_sampled_"))
     if unfinished:
         lines += ["", "**Some trained policies left jobs unfinished**: their means cover finished jobs only; "
-                      "such a seed is not counted as beating any baseline."]
+                      "such a seed is not counted as beating any baseline.", "", LEGEND + "."]
     curves_with_bands(band_series, out / "learning_curves.png", "iteration",
                       f"training {headline.train_metric} (running mean of {SMOOTHING})",
                       title=f"{first.env} {first.algo}: IQM over seeds, 95% bootstrap CI band")
@@ -266,13 +268,14 @@ def write_report(out: Path, grid_keys: list[str], rows: list[dict]) -> None:
 def _seeds_beating(rows: list[dict], prefix: str, metric: str, level: float, higher_is_better: bool,
                    jobs: bool) -> int:
     """Seeds whose policy (``prefix``: greedy ``final_`` or ``final_sampled_``) beat ``level`` while
-    finishing every job (a mean over fewer finished jobs has not won)."""
+    finishing every job, or for VM placement ending every episode (a mean over fewer finished jobs
+    has not won: :func:`jaxsched.core.unfinished.beats`)."""
     count = 0
     for row in rows:
-        value = float(row[prefix + metric])
-        better = value > level if higher_is_better else value < level
-        finished = not jobs or int(row[prefix + "finished"]) == int(row[prefix + "jobs"])
-        count += bool(better and finished)
+        counted = (("finished", "jobs") if jobs else ()) + ("episodes_ended", "episodes")  # VM: episodes ended
+        mine = {metric: float(row[prefix + metric]),
+                **{k: int(row[prefix + k]) for k in counted if prefix + k in row}}
+        count += beats(mine, {metric: level}, metric, higher_is_better)
     return count
 
 

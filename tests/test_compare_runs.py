@@ -5,10 +5,11 @@ import json
 
 import pytest
 
+from jaxsched.core.unfinished import LEGEND
 from jaxsched.studies.compare_runs import compare, main
 
 
-def _write_run(path, slowdowns, wall_per_it=2.0, cloning_s=None, sjf=3.0):
+def _write_run(path, slowdowns, wall_per_it=2.0, cloning_s=None, sjf=3.0, trained=None):
     path.mkdir(parents=True)
     with open(path / "metrics.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=["iteration", "seed", "mean_slowdown", "wall_s"])
@@ -18,7 +19,7 @@ def _write_run(path, slowdowns, wall_per_it=2.0, cloning_s=None, sjf=3.0):
                 writer.writerow({"iteration": i, "seed": seed, "mean_slowdown": value + (0.5 if seed else -0.5),
                                  "wall_s": wall_per_it})
     policy = {"mean_slowdown": sjf, "mean_completion_time": 9.0, "finished": 10, "jobs": 10}
-    (path / "eval.json").write_text(json.dumps({"policies": {"sjf": policy}}))
+    (path / "eval.json").write_text(json.dumps({"policies": {"sjf": policy, **(trained or {})}}))
     if cloning_s is not None:
         (path / "behaviour_cloning.json").write_text(json.dumps([{"seed": 0, "wall_s": cloning_s}]))
     return path
@@ -37,6 +38,17 @@ def test_time_to_baseline_needs_a_full_window_and_counts_cloning(tmp_path):
     for name in ("summary.json", "learning_curves_iteration.png", "learning_curves_wallclock.png",
                  "fast/metrics.csv", "fast/behaviour_cloning.json", "never/eval.json"):
         assert (tmp_path / "out" / name).exists(), name
+
+
+def test_held_out_policies_say_whether_they_leave_jobs_unfinished(tmp_path):
+    greedy = {"mean_slowdown": 2.31, "mean_completion_time": 5.0, "finished": 83, "jobs": 100}
+    run = _write_run(tmp_path / "run", [4.0] * 3, trained={"trained-s0": greedy})
+    summary = compare({"run": run}, tmp_path / "out", window=2)
+    heldout = summary["runs"]["run"]["heldout"]
+    assert heldout["trained-s0"]["leaves_unfinished"] and not heldout["sjf"]["leaves_unfinished"]
+    assert heldout["trained-s0"]["finished"] == 83 and summary["legend"] == LEGEND
+    clean = compare({"clean": _write_run(tmp_path / "clean", [4.0] * 3)}, tmp_path / "out2", window=2)
+    assert "legend" not in clean
 
 
 def test_missing_run_files_and_bad_arguments_are_clear_errors(tmp_path, capsys):

@@ -7,7 +7,9 @@ import sys
 
 import pytest
 
+from jaxsched.core.unfinished import LEGEND
 from jaxsched.evaluate import PER_JOB_COLUMNS, main, parse_range
+from unfinished_policies import short_jobs_only
 
 SMALL = ["--env", "deeprm", "--jobsets", "2", "--simu-len", "12", "--num-slots", "5"]
 
@@ -31,6 +33,23 @@ def test_summary_and_per_job_outputs(tmp_path, capsys):
         else:
             assert int(r["finish"]) == -1
     assert "sjf" in capsys.readouterr().out
+
+
+def test_a_policy_leaving_jobs_unfinished_is_marked_in_table_json_and_csv(tmp_path, capsys):
+    summary = tmp_path / "s.json"
+    argv = SMALL + ["--policies", "sjf,short", "--loads", "0.9", "--results-dir", str(tmp_path),
+                    "--summary", str(summary)]
+    assert main(argv, extra_policies={"short": short_jobs_only}) == 0
+    out = json.loads(summary.read_text())["0.9"]
+    short, sjf = out["short"], out["sjf"]
+    assert short["finished"] < short["jobs"] and short["leaves_unfinished"] is True
+    assert sjf["finished"] == sjf["jobs"] and sjf["leaves_unfinished"] is False
+    printed = capsys.readouterr().out.splitlines()
+    short_line = next(line for line in printed if " short" in line)
+    assert "short *" in short_line and f"{short['finished']}/{short['jobs']}" in short_line
+    assert "sjf *" not in "\n".join(printed) and LEGEND in printed
+    rows = {r["policy"]: r for r in csv.DictReader((tmp_path / "deeprm_slowdown_vs_load.csv").open())}
+    assert rows["short"]["leaves_unfinished"] == "1" and rows["sjf"]["leaves_unfinished"] == "0"
 
 
 def test_load_sweep_writes_curve(tmp_path):
@@ -62,6 +81,7 @@ def test_vm_env_summary_per_episode(tmp_path, capsys):
         assert stats["episodes"] == 2 and stats["scheduled_length"] > 0
         assert 0 < stats["cpu_allocation"] <= 1 and stats["income"] > 0
         assert stats["window_exhausted"] == 0.0  # the episodes ended on a create that fit nowhere
+        assert stats["episodes_ended"] == 2 and stats["leaves_unfinished"] is False  # none cut by the step cap
     assert "scheduled length" in capsys.readouterr().out
     assert main(argv + ["--per-job", str(tmp_path / "jobs.csv")]) == 2
     assert "results are per episode" in capsys.readouterr().err

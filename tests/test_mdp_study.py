@@ -7,17 +7,23 @@ import csv
 import numpy as np
 import pytest
 
+from jaxsched.core.unfinished import LEGEND
 from jaxsched.studies.mdp_study import fig4_markdown, read_metrics
 
 
 def test_fig4_markdown_marks_unfinished_jobs_and_seed_spread():
-    seed = lambda sd, unfinished: {"mean_slowdown": sd, "unfinished": unfinished, "dropped": 0}
+    seed = lambda sd, unfinished: {"mean_slowdown": sd, "unfinished": unfinished, "dropped": 0,
+                                   "finished": 10 - unfinished, "jobs": 10}
     results = {"jobsets": 2, "seed": 7, "scenarios": {"bracis-1": {
-        "sjf": {"mean_slowdown": 2.0, "unfinished": 0, "dropped": 0},
-        "ppo-compact": {"seed_mean_slowdown": 2.5, "seed_std_slowdown": 0.5, "seeds": [seed(2.0, 0), seed(3.0, 4)]}}}}
+        "sjf": {"mean_slowdown": 2.0, "unfinished": 0, "dropped": 0, "finished": 10, "jobs": 10},
+        "ppo-compact": {"seed_mean_slowdown": 2.5, "seed_std_slowdown": 0.5, "seeds": [seed(2.0, 0), seed(3.0, 4)]}}},
+        "transfer": {"jobsets": 2, "trained_on": {"bracis-1": {"bracis-1": {
+            "seed_mean_slowdown": 2.0, "seed_std_slowdown": 0.0, "seeds": [seed(2.0, 0)]}}}}}
     text = fig4_markdown(results)
-    assert "| sjf | 2.000 |" in text
-    assert "| ppo-compact | 2.500 ± 0.500* |" in text
+    assert "| sjf | 2.000 (10/10) |" in text
+    assert "| ppo-compact | 2.500 ± 0.500 (16/20)* |" in text
+    assert "| bracis-1 | 2.000 ± 0.000 (10/10) |" in text
+    assert LEGEND in text
 
 
 def test_read_metrics_counts_agent_steps_per_seed_and_excludes_the_compiling_chunk(tmp_path):

@@ -3,15 +3,16 @@ cluster are listed and removed, never clamped; every remaining job runs to compl
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from conftest import dataset_file
-from jaxsched.studies.swf_eval import main, trace_jobsets
-
+from unfinished_policies import short_jobs_only
+from jaxsched.core.unfinished import LEGEND
+from jaxsched.studies.swf_eval import evaluate_trace, main, markdown, trace_jobsets
 
 
 def ctc() -> Path:
@@ -41,3 +42,37 @@ def test_swf_eval_runs_easy_on_two_windows(tmp_path):
 def test_missing_trace_is_a_usage_error(tmp_path, capsys):
     assert main(["--trace", str(tmp_path / "none.swf")]) == 2
     assert "trace not found" in capsys.readouterr().err
+
+
+def swf_args(**changes):
+    args = dict(trace=ctc(), window=16, quantum=600.0, num_windows=2, num_procs=None, policies="sjf", seed=0,
+                mode="both", episodes=3)
+    return argparse.Namespace(**(args | changes))
+
+
+def test_sampled_mode_counts_and_penalises_unfinished_jobs():
+    result = evaluate_trace(swf_args(), {"short": (short_jobs_only, short_jobs_only)})
+    rows = result["policies"]
+    assert list(rows) == ["sjf", "short", "short-sampled"]
+    greedy, sampled, sjf = rows["short"], rows["short-sampled"], rows["sjf"]
+    assert sampled["episodes_per_window"] == 3 and sampled["jobs"] == 3 * greedy["jobs"] == 3 * 32
+    assert 0 < greedy["finished"] < greedy["jobs"] and greedy["leaves_unfinished"]
+    # the penalty only adds: each unfinished job counts at least as if it started at the episode's end
+    assert greedy["mean_slowdown_penalised"] > greedy["mean_slowdown"]
+    assert greedy["mean_bounded_slowdown_penalised"] > greedy["mean_bounded_slowdown"]
+    assert sjf["finished"] == sjf["jobs"] and not sjf["leaves_unfinished"]
+    assert sjf["mean_slowdown_penalised"] == sjf["mean_slowdown"]  # nothing to penalise
+    assert "lower bound" in result["unfinished_penalty"] and result["mode"] == "both"
+    table = markdown(result)
+    assert "| short * | 1 |" in table and "| sjf | 1 |" in table and LEGEND in table
+    assert f"{greedy['finished']} / {greedy['jobs']}" in table
+
+
+def test_greedy_mode_leaves_out_the_sampled_rows():
+    rows = evaluate_trace(swf_args(mode="greedy", policies="fcfs"), {"short": (short_jobs_only, None)})["policies"]
+    assert list(rows) == ["fcfs", "short"]
+
+
+def test_episodes_below_one_is_a_usage_error(capsys):
+    assert main(["--trace", str(ctc()), "--episodes", "0"]) == 2
+    assert "--episodes must be >= 1" in capsys.readouterr().err

@@ -37,3 +37,4 @@ def test_a_policy_that_never_schedules_withholds_every_fitting_job(kit):
     hist = stats["withheld_job_length_histogram"]
     assert (hist[1], hist[2], hist[3], hist[4]) == (10, 4, 5, 0)
     assert stats["unfinished_episodes"] == 2 and stats["slowdown_by_job_length"] == {}
+    assert stats["finished"] == 0 < stats["jobs"]  # its (NaN) mean covers no job: shown as 0/jobs

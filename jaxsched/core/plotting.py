@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import matplotlib
@@ -12,13 +13,21 @@ import matplotlib.pyplot as plt  # noqa: E402
 from jaxsched.core.stats import performance_profile  # noqa: E402
 
 
-def _save(fig, ax, path: Path, xlabel: str, ylabel: str, title: str) -> None:
+def _save(fig, ax, path: Path, xlabel: str, ylabel: str, title: str, note: str = "",
+          legend_outside: bool = False) -> None:
+    """Labels, legend (beside the axes when ``legend_outside``, so that it hides no line) and ``note``
+    (a small line under the axes), then the PNG."""
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
+    if legend_outside:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    else:
+        ax.legend()
+    if note:
+        fig.text(0.01, 0.005, note, fontsize=7, alpha=0.8)
+    fig.tight_layout(rect=(0, 0.03 if note else 0, 1, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -104,3 +113,60 @@ def performance_profiles(scores: dict[str, "np.ndarray"], path: Path, metric: st
     relation = ">" if higher_is_better else "<"
     _save(fig, ax, path, f"threshold tau on {metric}", f"fraction of runs with {metric} {relation} tau",
           "performance profile")
+
+
+HEURISTIC_STYLES = ((0, (6, 3)), ":", "-.", (0, (3, 1, 1, 1, 1, 1)), (0, (1, 3)), (0, (8, 2, 2, 2)))
+HEURISTIC_MARKERS = ("s", "^", "D", "v", "P", "X")
+
+
+def moving_average(y, window: int):
+    """The trailing mean of the last ``window`` finite values at each point (NaN until one is seen)."""
+    import numpy as np
+
+    y = np.asarray(y, float)
+    finite = np.isfinite(y)
+    sums = np.cumsum(np.where(finite, y, 0.0))
+    counts = np.cumsum(finite)
+    lagged = lambda c: np.concatenate([np.zeros(window), c[:-window]]) if window < len(c) else np.zeros(len(c))  # noqa: E731
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (sums - lagged(sums)) / (counts - lagged(counts))
+
+
+def run_learning_curve(path: Path, training: tuple, held_out: tuple | None, metric: str, title: str,
+                       higher_is_better: bool, window: int | None = None) -> None:
+    """A training run's curve. ``training``: ``(iterations [n], values [seeds, n])`` of the training
+    rollouts' ``metric`` (a thin per-seed min-max band and a moving average of the mean over seeds);
+    ``held_out``: ``(iterations [m], values [seeds, m], {heuristic: value}, description)``, each seed's
+    policy on the held-out instances (the mean over seeds, bars min-max over seeds) and the heuristics
+    on the same instances (one line style and marker each, so that equal levels stay apart)."""
+    import numpy as np
+
+    iterations, values = np.asarray(training[0]), np.asarray(training[1], float)
+    seeds = values.shape[0]
+    window = window or max(1, len(iterations) // 20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # iterations in which no episode ended stay NaN
+        mean, low, high = np.nanmean(values, axis=0), np.nanmin(values, axis=0), np.nanmax(values, axis=0)
+    fig, ax = plt.subplots(figsize=(10.5, 4.8))
+    ax.fill_between(iterations, low, high, color="C0", alpha=0.2, linewidth=0,
+                    label=f"training rollouts: min-max over {seeds} seeds")
+    ax.plot(iterations, mean, color="C0", linewidth=0.6, alpha=0.6, label=f"training rollouts: mean over {seeds} seeds")
+    ax.plot(iterations, moving_average(mean, window), color="C0", linewidth=2,
+            label=f"training rollouts: moving average of the mean, {window} iterations")
+    if held_out is not None:
+        x, y, heuristics, description = held_out
+        y = np.asarray(y, float)
+        centre = np.nanmean(y, axis=0)
+        ax.errorbar(x, centre, yerr=[centre - np.nanmin(y, axis=0), np.nanmax(y, axis=0) - centre], color="C3",
+                    marker="o", markersize=4, capsize=3, linewidth=1.2,
+                    label=f"trained (sampled) on {description}: mean, bars min-max over {y.shape[0]} seeds")
+        span = np.linspace(min(iterations.min(), np.min(x)), iterations.max(), 25)
+        count = max(1, len(heuristics))
+        for j, (name, level) in enumerate(heuristics.items()):
+            style, marker = HEURISTIC_STYLES[j % len(HEURISTIC_STYLES)], HEURISTIC_MARKERS[j % len(HEURISTIC_MARKERS)]
+            ax.plot(span, np.full(span.shape, level), color=f"C{(j + 4) % 10}", linestyle=style, marker=marker,
+                    markevery=(j, count + 1), markersize=5, linewidth=1.3, label=f"{name} on the same instances")
+    better = "higher" if higher_is_better else "lower"
+    _save(fig, ax, path, "training iteration", f"{metric} ({better} is better)", title,
+          note=f"training: {metric} over each iteration's training episodes; held-out: over all held-out episodes",
+          legend_outside=True)

@@ -229,7 +229,8 @@ def check_same_config(saved: dict, requested: dict, run_dir: Path) -> None:
 
 
 class MetricsLog:
-    """metrics.csv: one row per (iteration, seed); a resume drops rows past its checkpoint."""
+    """A CSV of rows with an ``iteration`` column (metrics.csv: one per iteration and seed;
+    eval_curve.csv); a resume drops the rows past its checkpoint (they are replayed)."""
 
     def __init__(self, path: Path, resume_from: int | None):
         self.path = path

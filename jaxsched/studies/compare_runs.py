@@ -19,7 +19,11 @@ episodes' return (placements; higher is better) against the baseline's held-out 
 where the DeepRM ones say ``slowdown``.
 
 The baseline level is measured on the held-out jobsets, the training curve on the training jobsets:
-with fresh jobsets every iteration (``resample_jobsets``) both estimate the same expectation."""
+with fresh jobsets every iteration (``resample_jobsets``) both estimate the same expectation.
+
+Each held-out policy carries ``finished`` / ``jobs`` (VM: ``episodes_ended`` / ``episodes``) and
+``leaves_unfinished``; where any is true the summary holds the ``legend``: such a policy's means cover
+finished jobs only and it is not ranked against the heuristics."""
 
 from __future__ import annotations
 
@@ -34,6 +38,7 @@ import numpy as np
 
 from jaxsched.core.plotting import curves
 from jaxsched.core.runs import per_iteration_means
+from jaxsched.core.unfinished import leaves_unfinished, legend
 
 _RUN_FILES = ("config.json", "eval.json", "metrics.csv", "behaviour_cloning.json")
 
@@ -52,7 +57,8 @@ class Measure:
 SLOWDOWN = Measure("mean_slowdown", "mean_slowdown", True, "slowdown",
                    ("mean_slowdown", "mean_completion_time", "finished", "jobs"))
 PLACEMENTS = Measure("mean_return", "scheduled_length", False, "return",
-                     ("scheduled_length", "scheduled_length_std", "cpu_allocation", "income"))
+                     ("scheduled_length", "scheduled_length_std", "cpu_allocation", "income", "episodes_ended",
+                      "episodes"))
 
 
 def measure_of(heldout: dict) -> Measure:
@@ -128,7 +134,7 @@ def compare(runs: dict[str, Path], out: Path, baseline: str = "sjf", window: int
             f"final_training_{measure.curve_name}": round(float(running_mean(curve.slowdown, window)[-1]), 3),
             f"reaches_{baseline}": first_reaching(curve, level, window, measure.lower_is_better),
             "heldout": {name: {k: stats[k] for k in measure.heldout_keys if k in stats}
-                        for name, stats in curve.heldout.items()},
+                        | {"leaves_unfinished": leaves_unfinished(stats)} for name, stats in curve.heldout.items()},
         }
         (out / label).mkdir(parents=True, exist_ok=True)
         for name in _RUN_FILES:
@@ -141,6 +147,9 @@ def compare(runs: dict[str, Path], out: Path, baseline: str = "sjf", window: int
            {label: (c.iterations, smooth[label]) for label, c in runs_read.items()}, hline)
     curves(out / "learning_curves_wallclock.png", "wall-clock s (behaviour cloning included)", ylabel,
            {label: (c.cloning_s + c.wall_s, smooth[label]) for label, c in runs_read.items()}, hline)
+    marks = legend(stats for c in runs_read.values() for stats in c.heldout.values())
+    if marks:
+        summary["legend"] = marks[0]
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from jaxsched.core.plotting import curves
 from jaxsched.core.stats import summarize_over_seeds
+from jaxsched.core.unfinished import count_text, legend, marked
 from jaxsched.envs.grid.metrics import delivered_shares
 from jaxsched.errors import UsageError
 from jaxsched.experiment import load_run, trained_policies
@@ -104,12 +105,15 @@ def markdown(title: str, rows: dict[str, dict], paper: dict | None = None) -> st
 
     for name, row in rows.items():
         seeds = row.get("interactive_W_over_seeds")
-        label = name if not seeds else (f"{name} ({seeds['n']} seeds; IQM W int {seeds['iqm']:.3f}, "
-                                        f"95% CI [{seeds['ci_low']:.3f}, {seeds['ci_high']:.3f}])")
+        label = marked(name, row) if not seeds else (
+            f"{marked(name, row)} ({seeds['n']} seeds; IQM W int {seeds['iqm']:.3f}, "
+            f"95% CI [{seeds['ci_low']:.3f}, {seeds['ci_high']:.3f}])")
         lines.append(f"| {label} | " + " | ".join(cell(row.get(k), k) for k, _ in COLUMNS) +
-                     f" | {row.get('finished', 0):.0f} / {row.get('jobs', 0):.0f} |")
+                     f" | {count_text(row.get('finished', 0))} / {count_text(row.get('jobs', 0))} |")
     for name, row in (paper or {}).items():
         lines.append(f"| {name} | " + " | ".join(cell(row.get(k), k) for k, _ in COLUMNS) + " | |")
+    marks = legend(rows.values())
+    lines += ["", *marks] if marks else []
     return "\n".join(lines) + "\n"
 
 

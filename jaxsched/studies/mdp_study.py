@@ -29,8 +29,10 @@ import numpy as np
 
 from jaxsched.algos import ALGORITHMS
 from jaxsched.core.plotting import learning_curves_with_spread
+from jaxsched.core.progress import progress
 from jaxsched.core.rollout import make_evaluator
 from jaxsched.core.runs import read_run_config
+from jaxsched.core.unfinished import LEGEND, MARK, leaves_unfinished
 from jaxsched.envs.deeprm.metrics import job_table, summarize
 from jaxsched.experiment import Experiment, TrainConfig, load_run
 from jaxsched.errors import UsageError
@@ -81,7 +83,8 @@ def fig4(args) -> dict:
     results.update({"jobsets": args.jobsets, "seed": EVAL_SEED, "trained": "greedy policy of each seed"})
     results.setdefault("scenarios", {})
     key = jax.random.PRNGKey(EVAL_SEED + 1)
-    for scenario in args.scenarios:
+    bar = progress(args.scenarios, "mdp_study fig4", unit="scenario")
+    for scenario in bar:
         variant = build(scenario)
         jobsets = variant.sample_params(jax.random.PRNGKey(EVAL_SEED), args.jobsets)
         row = results["scenarios"].setdefault(scenario, {})
@@ -89,8 +92,8 @@ def fig4(args) -> dict:
             t0 = time.perf_counter()
             tables = variant.evaluate({h: variant.heuristic(h) for h in HEURISTICS}, jobsets, key)
             row.update({h: {k: summarize(t)[k] for k in COUNTED} for h, t in tables.items()})
-            print(f"{scenario}: heuristics {time.perf_counter() - t0:.0f} s "
-                  + " ".join(f"{h} {row[h]['mean_slowdown']:.3f}" for h in HEURISTICS), flush=True)
+            bar.write(f"{scenario}: heuristics {time.perf_counter() - t0:.0f} s "
+                      + " ".join(f"{h} {row[h]['mean_slowdown']:.3f}" for h in HEURISTICS))
         for name, run in find_runs(args.runs, scenario).items() if "agents" in args.parts else ():
             if args.variants and name not in args.variants:
                 continue
@@ -101,8 +104,7 @@ def fig4(args) -> dict:
                     experiment.variant, params=experiment.variant.params.replace(max_time=args.max_time))
             row[f"ppo-{name}"] = _over_seeds(evaluate_seeds(experiment, states, jobsets, key))
             row[f"ppo-{name}"]["max_time"] = int(experiment.variant.params.max_time)
-            print(f"{scenario}: ppo-{name} {row[f'ppo-{name}']['seed_mean_slowdown']:.3f} "
-                  f"± {row[f'ppo-{name}']['seed_std_slowdown']:.3f} ({time.perf_counter() - t0:.0f} s)", flush=True)
+            bar.write(f"{scenario}: ppo-{name} {_cell(row[f'ppo-{name}'])} ({time.perf_counter() - t0:.0f} s)")
         args.out.write_text(json.dumps(results, indent=1))
     if "transfer" in args.parts and args.transfer_jobsets:
         results["transfer"] = transfer(args)
@@ -113,7 +115,8 @@ def transfer(args) -> dict:
     """Each scenario's compact time-based agent, unchanged, on every other scenario's jobsets."""
     out = {"jobsets": args.transfer_jobsets, "seed": EVAL_SEED, "trained_on": {}}
     key = jax.random.PRNGKey(EVAL_SEED + 1)
-    for source in args.scenarios:
+    bar = progress(args.scenarios, "mdp_study transfer", unit="scenario")
+    for source in bar:
         run = find_runs(args.runs, source).get(COMPACT)
         if run is None:
             continue
@@ -122,8 +125,7 @@ def transfer(args) -> dict:
             experiment, states = load_run(run, env=target)
             jobsets = experiment.variant.sample_params(jax.random.PRNGKey(EVAL_SEED), args.transfer_jobsets)
             out["trained_on"][source][target] = _over_seeds(evaluate_seeds(experiment, states, jobsets, key))
-            print(f"transfer {source} -> {target}: "
-                  f"{out['trained_on'][source][target]['seed_mean_slowdown']:.3f}", flush=True)
+            bar.write(f"transfer {source} -> {target}: {_cell(out['trained_on'][source][target])}")
     return out
 
 
@@ -133,9 +135,18 @@ def _slowdown(stats: dict) -> tuple[float, float]:
     return stats["mean_slowdown"], 0.0
 
 
-def _unfinished(stats: dict) -> int:
+def _pooled(stats: dict) -> dict:
+    """``finished`` and ``jobs`` summed over a trained row's seeds (a heuristic's own)."""
     rows = stats.get("seeds", [stats])
-    return sum(r["unfinished"] + r["dropped"] for r in rows)
+    return {k: sum(int(r[k]) for r in rows) for k in ("finished", "jobs")}
+
+
+def _cell(stats: dict) -> str:
+    """Mean (± std over seeds), ``finished/jobs`` and the mark of a row that leaves jobs unfinished."""
+    mean, std = _slowdown(stats)
+    counts = _pooled(stats)
+    return (f"{mean:.3f}" + (f" ± {std:.3f}" if "seeds" in stats else "")
+            + f" ({counts['finished']}/{counts['jobs']})" + (MARK if leaves_unfinished(counts) else ""))
 
 
 def fig4_markdown(results: dict) -> str:
@@ -143,7 +154,8 @@ def fig4_markdown(results: dict) -> str:
     scenarios = list(results["scenarios"])
     policies = list(dict.fromkeys(p for row in results["scenarios"].values() for p in row))
     lines = [f"Mean slowdown on {results['jobsets']} jobsets per scenario (seed {results['seed']}); trained "
-             f"agents: mean ± std over seeds of each seed's greedy policy; * = some jobs unfinished.", "",
+             f"agents: mean ± std over seeds of each seed's greedy policy; (finished/jobs, over all seeds); "
+             f"{LEGEND}.", "",
              "| policy | " + " | ".join(scenarios) + " |", "|---|" + "---|" * len(scenarios)]
     for policy in policies:
         cells = []
@@ -152,9 +164,7 @@ def fig4_markdown(results: dict) -> str:
             if stats is None:
                 cells.append("")
                 continue
-            mean, std = _slowdown(stats)
-            cells.append(f"{mean:.3f}" + (f" ± {std:.3f}" if "seeds" in stats else "")
-                         + ("*" if _unfinished(stats) else ""))
+            cells.append(_cell(stats))
         lines.append(f"| {policy} | " + " | ".join(cells) + " |")
     if "transfer" in results:
         t = results["transfer"]
@@ -163,8 +173,7 @@ def fig4_markdown(results: dict) -> str:
                   "scenario, run unchanged on the column's (mean ± std over seeds).", "",
                   "| trained on | " + " | ".join(targets) + " |", "|---|" + "---|" * len(targets)]
         for source, row in t["trained_on"].items():
-            lines.append(f"| {source} | " + " | ".join("{:.3f} ± {:.3f}".format(*_slowdown(row[x])) if x in row
-                                                         else "" for x in targets) + " |")
+            lines.append(f"| {source} | " + " | ".join(_cell(row[x]) if x in row else "" for x in targets) + " |")
     return "\n".join(lines) + "\n"
 
 

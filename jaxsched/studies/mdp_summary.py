@@ -19,6 +19,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
+from jaxsched.core.unfinished import leaves_unfinished
+
 
 def main(out: Path, runs: list[Path]) -> None:
     out.mkdir(parents=True, exist_ok=True)
@@ -37,7 +39,7 @@ def main(out: Path, runs: list[Path]) -> None:
             "iterations": len(rows), "train_wall_s": round(float(wall[-1]), 1), "decisions": int(decisions),
             "s_per_million_decisions": round(float(wall[-1]) / decisions * 1e6, 1),
             "heldout": {name: {k: stats[k] for k in ("mean_slowdown", "finished", "jobs")}
-                        for name, stats in policies.items()},
+                        | {"leaves_unfinished": leaves_unfinished(stats)} for name, stats in policies.items()},
         }
         (out / run.name).mkdir(exist_ok=True)
         for name in ("config.json", "eval.json", "metrics.csv"):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import jax
 
+from jaxsched.core.unfinished import legend, marked
 from jaxsched.experiment import load_policy
 from jaxsched.registry import build
 
@@ -29,7 +30,10 @@ def main(run_dir: Path, out: Path, scenarios: list[str]) -> None:
         tables = variant.evaluate(policies, jobsets, jax.random.PRNGKey(SEED + 1))
         results[name] = {p: {k: variant.summarize(t)[k] for k in ("mean_slowdown", "finished", "jobs")}
                          for p, t in tables.items()}
-        print(name, {p: round(v["mean_slowdown"], 3) for p, v in results[name].items()}, flush=True)
+        print(name, "  ".join(f"{marked(p, v)} {v['mean_slowdown']:.3f} ({v['finished']}/{v['jobs']})"
+                              for p, v in results[name].items()), flush=True)
+    for line in legend(v for name in scenarios for v in results[name].values()):
+        print(line)
     out.write_text(json.dumps(results, indent=1))
 
 

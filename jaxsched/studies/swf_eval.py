@@ -14,6 +14,16 @@ unchanged: its state has the same size on every cluster.
 Metrics per policy (finished jobs only, job-weighted): mean slowdown in time steps, the bounded
 slowdown in steps with tau = 10 s / quantum, and the bounded slowdown in seconds from the trace's
 true run times (wait measured on the step grid): max(1, (wait_s + run_s) / max(run_s, 10)).
+
+Trained agents run in ``--mode greedy`` (the argmax action, one episode per window), ``sampled`` (the
+stochastic policy, as the paper evaluates it: ``--episodes N`` episodes per window, so windows x N
+in all; the paper's 1000 is e.g. ``--num-windows 8 --episodes 125``) or ``both`` (the default). A
+greedy agent can idle until the clock cap and leave jobs unfinished; its finished-only means then
+cover fewer, easier jobs. So every policy also reports ``finished / jobs`` (jobs x episodes) and
+penalised means over all jobs: an unfinished job counts as finishing at the earliest time it could
+(a started one at start + duration, a waiting one as if started at the episode's end), a lower bound
+on its slowdown, stated in the output JSON (``unfinished_penalty``). A policy with unfinished jobs is
+marked ``*`` in the table and not to be ranked against the heuristics on its finished-only means.
 """
 
 from __future__ import annotations
@@ -28,8 +38,10 @@ from pathlib import Path
 import jax
 import numpy as np
 
+from jaxsched.core.progress import evaluate_each
+from jaxsched.core.unfinished import LEGEND, leaves_unfinished, legend, marked
 from jaxsched.datasets import resolve_path
-from jaxsched.envs.deeprm.metrics import bounded_slowdown, summarize
+from jaxsched.envs.deeprm.metrics import UNFINISHED_PENALTY, bounded_slowdown, penalised_means, summarize
 from jaxsched.envs.deeprm.swf import read_swf, to_jobsets
 from jaxsched.errors import CheckpointError, UsageError
 from jaxsched.experiment import load_policy
@@ -83,53 +95,77 @@ def seconds_bsld(table, run_s: np.ndarray, quantum: float) -> float:
 
 
 def evaluate_trace(args, agents: dict) -> dict:
+    """Every heuristic (one episode per window) and every agent in ``args.mode`` on the trace's windows."""
     jobsets, run_s, info = trace_jobsets(args.trace, args.window, args.quantum, args.num_windows, args.num_procs)
     variant = swf_variant(jobsets, info["num_procs"])
     names = [n.strip() for n in args.policies.split(",") if n.strip()]
     try:
-        policies = {name: variant.heuristic(name) for name in names} | agents
+        heuristics = {name: variant.heuristic(name) for name in names}
     except ValueError as error:
         raise UsageError(str(error)) from None
+    # (policy, episodes per window) per row: heuristics once, an agent greedy and / or sampled
+    runs = {name: (policy, 1) for name, policy in heuristics.items()}
+    for name, (greedy, sampled) in agents.items():
+        if args.mode in ("greedy", "both"):
+            runs[name] = (greedy, 1)
+        if args.mode in ("sampled", "both"):
+            runs[f"{name}-sampled"] = (sampled, args.episodes)
     for name in agents:
-        print(f"{name}: trained agent", flush=True)
-    tables = variant.evaluate(policies, variant.with_jobsets(jobsets), jax.random.PRNGKey(args.seed),
-                              bsld_tau=BSLD_TAU_SECONDS / args.quantum)
+        print(f"{name}: trained agent ({args.mode})", flush=True)
+    instances, key, tau = variant.with_jobsets(jobsets), jax.random.PRNGKey(args.seed), BSLD_TAU_SECONDS / args.quantum
     results = {}
-    for name, table in tables.items():
-        stats = summarize(table)
-        stats["mean_bounded_slowdown_seconds"] = seconds_bsld(table, run_s, args.quantum)
-        results[name] = stats
-        print(f"{name:>24s}  slowdown {stats['mean_slowdown']:9.3f}  bsld(steps) {stats['mean_bounded_slowdown']:9.3f}"
-              f"  bsld(s) {stats['mean_bounded_slowdown_seconds']:9.3f}  finished {stats['finished']}/{stats['jobs']}",
+    for episodes in sorted({n for _, n in runs.values()}):
+        mine = {name: policy for name, (policy, n) in runs.items() if n == episodes}
+        tables = evaluate_each(variant, mine, instances, key, f"swf_eval x{episodes}", num_rollouts=episodes,
+                               bsld_tau=tau)
+        for name, table in tables.items():
+            stats = summarize(table) | penalised_means(table, tau)
+            stats["mean_bounded_slowdown_seconds"] = seconds_bsld(table, run_s, args.quantum)
+            stats.update(episodes_per_window=episodes, leaves_unfinished=leaves_unfinished(stats))
+            results[name] = stats
+    results = {name: results[name] for name in runs}  # the order of the command line
+    for name, stats in results.items():
+        print(f"{marked(name, stats):>26s}  slowdown {stats['mean_slowdown']:9.3f}  (penalised "
+              f"{stats['mean_slowdown_penalised']:9.3f})  bsld(steps) {stats['mean_bounded_slowdown']:9.3f}  "
+              f"bsld(s) {stats['mean_bounded_slowdown_seconds']:9.3f}  finished {stats['finished']}/{stats['jobs']}",
               flush=True)
-    return {**info, "bsld_tau_steps": BSLD_TAU_SECONDS / args.quantum, "env": {**ENV_OPTIONS,
-            "capacity": variant.env.capacity, "max_job_len": variant.env.max_job_len,
-            "backlog_size": variant.env.backlog_size, "max_time": int(variant.params.max_time)}, "policies": results}
+    for line in legend(results.values()):
+        print(line)
+    return {**info, "bsld_tau_steps": tau, "mode": args.mode, "episodes_per_window_sampled": args.episodes,
+            "unfinished_penalty": UNFINISHED_PENALTY, "legend": LEGEND,
+            "env": {**ENV_OPTIONS, "capacity": variant.env.capacity, "max_job_len": variant.env.max_job_len,
+                    "backlog_size": variant.env.backlog_size, "max_time": int(variant.params.max_time)},
+            "policies": results}
 
 
 def markdown(result: dict) -> str:
-    """A table of the policies on the trace's windows, with what was cut."""
+    """A table of the policies on the trace's windows, with what was cut and what was left unfinished."""
     lines = [f"{Path(result['trace']).name}: {result['windows']} windows of {result['window']} consecutive jobs, "
              f"{result['num_procs']} processors, quantum {result['quantum_s']:g} s "
              f"(bsld tau = 10 s = {result['bsld_tau_steps']:.4g} steps); oversized jobs removed: "
-             f"{result['oversized']['count']}", "",
-             "| policy | mean slowdown (steps) | mean bsld (steps) | mean bsld (s, true run times) | finished / jobs |",
-             "|---|---|---|---|---|"]
+             f"{result['oversized']['count']}. Means over finished jobs; penalised: over all jobs, "
+             f"{result['unfinished_penalty']}.", "",
+             "| policy | episodes / window | mean slowdown (steps) | penalised | mean bsld (steps) | penalised "
+             "| mean bsld (s, true run times) | finished / jobs |",
+             "|---|---|---|---|---|---|---|---|"]
     for name, stats in result["policies"].items():
-        lines.append(f"| {name} | {stats['mean_slowdown']:.3f} | {stats['mean_bounded_slowdown']:.3f} | "
-                     f"{stats['mean_bounded_slowdown_seconds']:.3f} | {stats['finished']} / {stats['jobs']} |")
-    return "\n".join(lines) + "\n"
+        lines.append(f"| {marked(name, stats)} | {stats['episodes_per_window']} | {stats['mean_slowdown']:.3f} | "
+                     f"{stats['mean_slowdown_penalised']:.3f} | {stats['mean_bounded_slowdown']:.3f} | "
+                     f"{stats['mean_bounded_slowdown_penalised']:.3f} | {stats['mean_bounded_slowdown_seconds']:.3f}"
+                     f" | {stats['finished']} / {stats['jobs']} |")
+    lines += ["", *legend(result["policies"].values())]
+    return "\n".join(lines).rstrip() + "\n"
 
 
 def load_agents(run_dirs: list[Path]) -> dict:
-    """Greedy policy of each run's first seed, named after the run directory."""
+    """``{name: (greedy, sampled)}`` policies of each run's first seed, named after the run directory."""
     agents = {}
     for run in run_dirs:
-        policy, variant, _ = load_policy(run, greedy=True)
+        greedy, variant, _ = load_policy(run, greedy=True)
         if variant.env.feature_shape() != build("bracis-1", **ENV_OPTIONS).env.feature_shape():
             raise UsageError(f"{run}: only compact (bracis-observation) agents with W = 10, H = 20 transfer to "
                              "a trace's cluster")
-        agents[f"ppo:{run.name}"] = policy
+        agents[f"ppo:{run.name}"] = (greedy, load_policy(run, greedy=False)[0])
     return agents
 
 
@@ -143,10 +179,17 @@ def main(argv=None) -> int:
     parser.add_argument("--policies", default="sjf,packer,fcfs,easy,random")
     parser.add_argument("--checkpoint", type=Path, action="append", default=[],
                         help="a compact PPO run directory (repeatable)")
-    parser.add_argument("--seed", type=int, default=0, help="key of the random policy")
+    parser.add_argument("--mode", choices=("greedy", "sampled", "both"), default="both",
+                        help="the agents' policy: greedy (argmax, one episode per window), sampled (stochastic, "
+                             "--episodes per window) or both (default)")
+    parser.add_argument("--episodes", type=int, default=10,
+                        help="sampled mode: episodes per window (the paper's 1000 in all: windows x episodes)")
+    parser.add_argument("--seed", type=int, default=0, help="key of the random and sampled policies")
     parser.add_argument("--out", type=Path, help="JSON output (and a markdown table beside it, .md)")
     args = parser.parse_args(argv)
     try:
+        if args.episodes < 1:
+            raise UsageError(f"--episodes must be >= 1, got {args.episodes}")
         args.trace = resolve_path(args.trace)
         if not args.trace.exists():
             raise UsageError(f"trace not found: {args.trace}")

@@ -25,6 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxsched.baselines.vm import HEURISTIC_NAMES, cvd_candidates, heuristic_policy, request_mix
+from jaxsched.core.progress import progress
 from jaxsched.core.rollout import finish_episode, run_episode
 from jaxsched.envs.vm.episodes import draw_starts, params_at
 from jaxsched.errors import UsageError
@@ -137,7 +138,8 @@ def main(argv=None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     rows = []
-    for num_pms, variant in variants.items():
+    bar = progress(variants.items(), "vm_rollout", unit="cluster", total=len(variants))
+    for num_pms, variant in bar:
         if given_starts is not None:
             starts = given_starts
         else:
@@ -154,11 +156,11 @@ def main(argv=None) -> int:
                "seconds": time.perf_counter() - t0,
                "per_start": {k: v.tolist() for k, v in result.items()}}
         rows.append(row)
-        print(f"N={num_pms:3d} {args.base}: {row['base_length']:.1f} -> improved {row['improved_length']:.1f} "
-              f"(gain {row['gain_mean']:+.1f} ± {row['gain_se']:.1f} SE; better on {row['starts_improved']}, "
-              f"worse on {row['starts_worse']} of {len(starts)}; {row['departures_per_episode']:.1f} departures "
-              f"per episode, the last a median {row['last_departure_before_end_median']} decisions before the end; "
-              f"{row['seconds']:.0f} s)", flush=True)
+        bar.write(f"N={num_pms:3d} {args.base}: {row['base_length']:.1f} -> improved {row['improved_length']:.1f} "
+                  f"(gain {row['gain_mean']:+.1f} ± {row['gain_se']:.1f} SE; better on {row['starts_improved']}, "
+                  f"worse on {row['starts_worse']} of {len(starts)}; {row['departures_per_episode']:.1f} departures "
+                  f"per episode, the last a median {row['last_departure_before_end_median']} decisions before the "
+                  f"end; {row['seconds']:.0f} s)")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"env": args.env, "rows": rows}, indent=1))
     print(f"wrote {args.out}")

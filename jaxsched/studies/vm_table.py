@@ -17,6 +17,8 @@ import jax
 import yaml
 
 from jaxsched.algos import ALGORITHMS
+from jaxsched.core.progress import progress
+from jaxsched.core.unfinished import finished_cell, legend, leaves_unfinished, marked
 from jaxsched.envs.vm.episodes import draw_starts, evaluate_policies, summarize_vm
 from jaxsched.errors import CheckpointError, InputError
 from jaxsched.experiment import load_run
@@ -31,23 +33,37 @@ def heuristics_table(env_name: str, num_pms_list, warm_starts, num_starts: int, 
     policy}`` adds policies built for each N (a checkpoint's, see ``--checkpoint``); ``options`` are
     further variant options (e.g. the expansion scenario's ``initial_pms``)."""
     rows = []
-    for num_pms in num_pms_list:
-        for warm_start in warm_starts:
-            options_here = dict(num_pms=num_pms, warm_start=warm_start, **(options or {}),
-                                **({} if window is None else {"window": window}))
-            variant = build(env_name, **options_here)
-            variant.check_baselines(policies)
-            starts = draw_starts(jax.random.PRNGKey(seed), variant, num_starts)
-            chosen = {p: variant.heuristic(p) for p in policies} | (trained(variant.env) if trained else {})
-            tables = evaluate_policies(variant, chosen, starts, jax.random.PRNGKey(seed + 1))
-            for name, table in tables.items():
-                rows.append({"num_pms": num_pms, "warm_start": warm_start, "policy": name, "window": variant.window,
-                             **summarize_vm(table)})
-                print(f"N={num_pms:3d} ρ_ws={warm_start:.2f} {name:12s} length {rows[-1]['scheduled_length']:8.1f} "
-                      f"± {rows[-1]['scheduled_length_std']:6.1f}  cpu {rows[-1]['cpu_allocation']:.3f}  "
-                      f"income {rows[-1]['income']:9.1f}  window exhausted {rows[-1]['window_exhausted']:.2f}",
-                      flush=True)
+    sizes = progress([(n, w) for n in num_pms_list for w in warm_starts], "vm_table", unit="cluster")
+    for num_pms, warm_start in sizes:
+        options_here = dict(num_pms=num_pms, warm_start=warm_start, **(options or {}),
+                            **({} if window is None else {"window": window}))
+        variant = build(env_name, **options_here)
+        variant.check_baselines(policies)
+        starts = draw_starts(jax.random.PRNGKey(seed), variant, num_starts)
+        chosen = {p: variant.heuristic(p) for p in policies} | (trained(variant.env) if trained else {})
+        tables = evaluate_policies(variant, chosen, starts, jax.random.PRNGKey(seed + 1))
+        for name, table in tables.items():
+            stats = summarize_vm(table)
+            rows.append({"num_pms": num_pms, "warm_start": warm_start, "policy": name, "window": variant.window,
+                         **stats, "leaves_unfinished": leaves_unfinished(stats)})
+            r = rows[-1]
+            sizes.write(f"N={num_pms:3d} ρ_ws={warm_start:.2f} {marked(name, r):14s} length "
+                        f"{r['scheduled_length']:8.1f} ± {r['scheduled_length_std']:6.1f}  cpu "
+                        f"{r['cpu_allocation']:.3f}  income {r['income']:9.1f}  window exhausted "
+                        f"{r['window_exhausted']:.2f}  {finished_cell(r)}")
     return rows
+
+
+def markdown(rows: list[dict]) -> str:
+    """The table; episodes ended / episodes is VM placement's finished / jobs (see
+    :mod:`jaxsched.core.unfinished`): a row with episodes cut by the step cap is marked."""
+    lines = ["| N | ρ_ws | policy | scheduled length | CPU allocation (end) | income | window exhausted "
+             "| episodes ended |", "|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {r['num_pms']} | {r['warm_start']:.2f} | {marked(r['policy'], r)} | {r['scheduled_length']:.1f} ± "
+              f"{r['scheduled_length_std']:.1f} | {r['cpu_allocation']:.3f} | {r['income']:.1f} | "
+              f"{r['window_exhausted']:.2f} | {r.get('episodes_ended', '')} / {r['episodes']} |" for r in rows]
+    marks = legend(rows)
+    return "\n".join(lines + (["", *marks] if marks else [])) + "\n"
 
 
 def main(argv=None) -> int:
@@ -101,12 +117,7 @@ def main(argv=None) -> int:
     args.out.write_text(json.dumps({"env": args.env, "starts": args.starts, "seed": args.seed, "options": options,
                                     "checkpoint": str(args.checkpoint) if args.checkpoint else None,
                                     "rows": rows}, indent=1))
-    lines = ["| N | ρ_ws | policy | scheduled length | CPU allocation (end) | income | window exhausted |",
-             "|---|---|---|---|---|---|---|"]
-    lines += [f"| {r['num_pms']} | {r['warm_start']:.2f} | {r['policy']} | {r['scheduled_length']:.1f} ± "
-              f"{r['scheduled_length_std']:.1f} | {r['cpu_allocation']:.3f} | {r['income']:.1f} | "
-              f"{r['window_exhausted']:.2f} |" for r in rows]
-    args.out.with_suffix(".md").write_text("\n".join(lines) + "\n")
+    args.out.with_suffix(".md").write_text(markdown(rows))
     print(f"wrote {args.out} and {args.out.with_suffix('.md')}")
     return 0
 

@@ -23,7 +23,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxsched.core.progress import progress
 from jaxsched.core.rollout import collect_batch
+from jaxsched.core.unfinished import legend, leaves_unfinished, marked
 from jaxsched.envs.deeprm.metrics import job_table
 from jaxsched.errors import CheckpointError, ConfigError
 from jaxsched.experiment import load_policy
@@ -64,6 +66,8 @@ def withholding_stats(env, batched, policy: Callable, key: jax.Array, max_decisi
         "withheld_job_length_histogram": {i + 1: int(c) for i, c in enumerate(histogram)},
         "mean_slowdown": float(np.mean(table["slowdown"][done])) if np.any(done) else float("nan"),
         "slowdown_by_job_length": by_length,
+        "jobs": int(done.size),
+        "finished": int(done.sum()),
         "unfinished_episodes": int((~traj.terminated).sum()),
     }
 
@@ -87,7 +91,7 @@ def _plots(stats: dict, out: Path, trained: str) -> None:
     fig, ax = plt.subplots(figsize=(6, 3.5))
     for name, s in stats.items():
         lengths = sorted(int(k) for k in s["slowdown_by_job_length"])
-        ax.plot(lengths, [s["slowdown_by_job_length"][k] for k in lengths], marker="o", label=name)
+        ax.plot(lengths, [s["slowdown_by_job_length"][k] for k in lengths], marker="o", label=marked(name, s))
     ax.set_xlabel("job length (time steps)")
     ax.set_ylabel("mean job slowdown")
     ax.grid(alpha=0.3)
@@ -119,15 +123,20 @@ def main(argv=None) -> int:
     key = jax.random.PRNGKey(args.seed + 1)
     policies = {"trained": policy, "sjf": variant.heuristic("sjf"), "tetris": variant.heuristic("tetris")}
     stats = {name: withholding_stats(variant.env, batched, p, key, args.max_decisions)
-             for name, p in policies.items()}
+             for name, p in progress(policies.items(), "withholding", total=len(policies))}
+    for s in stats.values():
+        s["leaves_unfinished"] = leaves_unfinished(s)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "withholding.json").write_text(json.dumps(
         {"checkpoint": str(args.checkpoint), "load": variant.workload.load, "jobsets": args.jobsets,
          "seed": args.seed, "policies": stats}, indent=1))
     _plots(stats, args.out, "trained")
     for name, s in stats.items():
-        print(f"{name:8s} slowdown {s['mean_slowdown']:6.3f}  move-ons {s['move_ons']:6d}  withholding "
-              f"{s['withholding_move_ons']:6d} ({s['withholding_fraction_of_move_ons']:.1%})")
+        print(f"{marked(name, s):10s} slowdown {s['mean_slowdown']:6.3f}  finished {s['finished']}/{s['jobs']}  "
+              f"move-ons {s['move_ons']:6d}  withholding {s['withholding_move_ons']:6d} "
+              f"({s['withholding_fraction_of_move_ons']:.1%})")
+    for line in legend(stats.values()):
+        print(line)
     print(f"wrote {args.out}/withholding.json and plots")
     return 0
 

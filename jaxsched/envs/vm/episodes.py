@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxsched.core.progress import progress
 from jaxsched.core.rollout import run_episode
 from jaxsched.envs.vm.trace import window
 
@@ -44,17 +45,20 @@ def evaluate_at(variant, policies: dict[str, Callable], batched_params, key: jax
     """``{name: {metric: float64[starts]}}``: one episode per start point and policy, to its end.
 
     Metrics: ``scheduled_length``, ``cpu_allocation`` (at the episode's end), ``income``,
-    ``active_pms``, ``decisions`` and ``window_exhausted`` (the episode ended because the window ran
-    out of creates, not because a create fit nowhere: lengthen the window if this is common)."""
+    ``active_pms``, ``decisions``, ``window_exhausted`` (the episode ended because the window ran
+    out of creates, not because a create fit nowhere: lengthen the window if this is common) and
+    ``ended`` (1 where the episode ended, 0 where the step cap cut it: VM placement's unfinished work,
+    since a placement episode has no jobs left over, only a score that a cut episode understates)."""
     env = variant.env
     results = {}
     count = jax.tree.leaves(batched_params)[0].shape[0]
-    for name, policy in policies.items():
+    for name, policy in progress(policies.items(), "VM episodes", total=len(policies)):
         def episode(params, k, policy=policy):
             result = run_episode(env, params, policy, k)
             metrics = env.metrics(result.state, params)
             metrics["decisions"] = result.decisions
             metrics["window_exhausted"] = result.state.pos >= variant.window
+            metrics["ended"] = result.terminated
             return metrics
 
         keys = jax.random.split(key, count)
@@ -64,8 +68,11 @@ def evaluate_at(variant, policies: dict[str, Callable], batched_params, key: jax
 
 
 def summarize_vm(table: dict) -> dict:
-    """Means (and the scheduled length's std) of :func:`evaluate_policies`' per-start arrays."""
-    summary = {k: float(np.mean(v)) for k, v in table.items()}
+    """Means (and the scheduled length's std) of :func:`evaluate_policies`' per-start arrays, and how
+    many episodes ended (``episodes_ended`` of ``episodes``; the rest were cut by the step cap)."""
+    summary = {k: float(np.mean(v)) for k, v in table.items() if k != "ended"}
     summary["scheduled_length_std"] = float(np.std(table["scheduled_length"]))
     summary["episodes"] = int(len(table["scheduled_length"]))
+    if "ended" in table:
+        summary["episodes_ended"] = int(np.sum(table["ended"]))
     return summary
