@@ -29,7 +29,7 @@ from gymnax.environments import environment, spaces
 
 from jaxsched.core.rollout import select_fields
 from jaxsched.envs.deeprm.generator import Workload, generate
-from jaxsched.envs.deeprm.observations import bracis_vector, compact_vector, render_image
+from jaxsched.envs.deeprm.observations import bracis_vector, compact_vector, image_cells, refresh_image, render_image
 from jaxsched.envs.deeprm.types import EnvParams, EnvState, Observation
 
 REWARDS = ("slowdown", "completion_time", "utilisation", "makespan")
@@ -141,10 +141,13 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
             used=jnp.zeros((self.grid_len, self.num_res), jnp.int32),
             since_arrival=jnp.int32(0),
             at_submit=jnp.zeros((num_jobs, 3), jnp.int32),
+            image=jnp.zeros((0, 0), jnp.uint8),
         )
         state, _ = self._admit_arrivals(state)
         if self.stepping == "event":  # policy-independent ticks before the first decision; reward unpaid
             state, _, _ = self._skip_idle_ticks(state, jnp.float32(0.0), jnp.int32(1), params)
+        if self.observation == "image":
+            state = state.replace(image=image_cells(self, state))
         return state
 
     def step_env(self, key: jax.Array, state: EnvState, action: Any, params: EnvParams):
@@ -169,6 +172,9 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
         elapsed = jnp.where(schedule, 0, 1).astype(jnp.int32)
         if self.stepping == "event":
             next_state, reward, elapsed = self._skip_idle_ticks(next_state, reward, elapsed, params)
+        if self.observation == "image":
+            next_state = next_state.replace(
+                image=refresh_image(self, state.image, next_state.slots != state.slots, next_state))
         terminated = jnp.logical_and(elapsed > 0, self.is_terminated(next_state, params))
         info = {"scheduled": schedule, "clock": next_state.clock, "elapsed_ticks": elapsed,
                 "dropped": jnp.sum(next_state.dropped, dtype=jnp.int32)}
@@ -227,16 +233,49 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
     def _start_offsets(self, used: jax.Array, duration: jax.Array, demand: jax.Array) -> jax.Array:
         """bool[T]: offsets o at which the job fits for its whole duration within the horizon.
 
-        Written as a [T, T] mask (offset x row) rather than a cumulative sum and a gather: with
-        T = 20 this is a few hundred fused comparisons, which XLA's CPU backend runs much faster
-        than a batched gather."""
+        The job fits at o when the run of rows from o on that have room for it is at least its
+        duration long. The runs (capped at T, rows past the horizon count as full) come from
+        log2(T) shift-and-add passes: O(T log T) per job where a [T, T] offset x row mask is
+        O(T^2) -- it was most of a no-observation step at M = 50 (one mask per slot)."""
         offsets = jnp.arange(self.horizon)
         if self.allocation == "fits_now":
             return (offsets == 0) & self._fits_now(used, duration, demand)
-        row_ok = jnp.all(self.capacity - used >= demand, axis=-1)
-        rows = offsets[None, :]
-        inside = (rows >= offsets[:, None]) & (rows < offsets[:, None] + duration)
-        return (offsets + duration <= self.horizon) & jnp.all(row_ok[None, :] | ~inside, axis=1)
+        run = jnp.all(self.capacity - used[:self.horizon] >= demand, axis=-1).astype(jnp.int32)
+        span = 1  # before each pass, run[o] = min(rows with room from o on, span)
+        while span < self.horizon:
+            later = jnp.concatenate([run[span:], jnp.zeros((span,), jnp.int32)])
+            run = run + jnp.where(run == span, later, 0)
+            span *= 2
+        return run >= duration
+
+    def _slot_fits(self, used, duration, demand) -> tuple[jax.Array, jax.Array]:
+        """(bool[M] fits somewhere in the horizon, bool[M] fits now) for the slots' jobs.
+
+        With one or two resources the work is a table over the grid that does not depend on M:
+        ``window[L - 1, o]``, the free units over rows o .. o + L - 1 (-1 past the horizon), and
+        ``best[L - 1, a]``, the most of resource 1 free over some window of length L that has at least
+        a units of resource 0; each slot then reads two entries. Per slot offsets (O(M T log T))
+        remain for more resources and for fits_now allocation."""
+        if self.allocation == "fits_now" or self.num_res > 2:
+            ok = jax.vmap(self._start_offsets, in_axes=(None, 0, 0))(used, duration, demand)
+            return jnp.any(ok, axis=-1), ok[:, 0]
+        T, cap = self.horizon, self.capacity
+        free = cap - used[:T]
+        padded = jnp.concatenate([free, jnp.full((T, self.num_res), -1, jnp.int32)])
+        windows = [free]
+        for length in range(2, T + 1):
+            windows.append(jnp.minimum(windows[-1], padded[length - 1:length - 1 + T]))
+        window = jnp.stack(windows)  # [T (length - 1), T (offset), d]
+        row = jnp.clip(duration, 1, T) - 1
+        inside = duration <= T
+        now = inside & jnp.all(window[row, 0] >= demand, axis=-1)
+        if self.num_res == 1:
+            return inside & (jnp.max(window[..., 0], axis=1)[row] >= demand[:, 0]), now
+        units = jnp.arange(cap + 1)[None, :, None]
+        best = jnp.max(jnp.where(window[:, None, :, 0] >= units, window[:, None, :, 1], -1), axis=-1)
+        first = demand[:, 0]
+        anywhere = (first <= cap) & (best[row, jnp.clip(first, 0, cap)] >= demand[:, 1])
+        return inside & anywhere, now
 
     def _earliest_start(self, used, duration, demand) -> tuple[jax.Array, jax.Array]:
         ok = self._start_offsets(used, duration, demand)
@@ -333,12 +372,12 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
         duration, demand = jax.vmap(lambda j: self._job(state, j))(slot_job)
         duration = jnp.where(filled, duration, 0)
         demand = jnp.where(filled[:, None], demand, 0)
-        offsets_ok = jax.vmap(self._start_offsets, in_axes=(None, 0, 0))(state.used, duration, demand)
-        schedulable = filled & jnp.any(offsets_ok, axis=-1)
+        anywhere, now = self._slot_fits(state.used, duration, demand)
+        schedulable = filled & anywhere
         return Observation(
             features=self._features(state, duration, demand),
             action_mask=jnp.concatenate([schedulable, jnp.ones((1,), bool)]),
-            fits_now=filled & offsets_ok[:, 0],
+            fits_now=filled & now,
             slot_job=slot_job,
             slot_duration=duration,
             slot_demand=demand,
@@ -348,7 +387,7 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
 
     def _features(self, state: EnvState, duration, demand) -> jax.Array:
         if self.observation == "image":
-            return render_image(self, state, duration, demand)
+            return render_image(self, state)
         if self.observation == "compact":
             return compact_vector(self, state, duration, demand)
         if self.observation == "bracis":

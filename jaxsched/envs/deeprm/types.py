@@ -82,6 +82,10 @@ class EnvState(environment.EnvState):
     since_arrival: jax.Array  # int32 time steps since the last arrival
     at_submit: jax.Array  # int32[J, 3] queue size, queued work (duration x procs), free procs, taken
     # when the job arrived (the "bracis" observation's per-job snapshot)
+    # uint8[T, W]: the DeepRM image's 0/1 cells (the last column, time since the last arrival, is 0:
+    # get_obs fills it), rewritten by each transition only where it changed; [0, 0] for other
+    # observations
+    image: jax.Array
 
 
 @struct.dataclass
