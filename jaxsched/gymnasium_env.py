@@ -8,19 +8,21 @@ It plays :func:`jaxsched.make_gymnax`'s env (flat float32 observation: features 
   gymnax env's ``reset(split(jax.random.key(s))[1], params)``; ``reset()`` without a seed draws the
   next one from the key it carries. Gymnasium's rules apply: after ``terminated`` or ``truncated``,
   call ``reset`` (no auto-reset here, unlike gymnax's ``step``).
-- ``step`` is one jitted call: the env state stays on the device (donated, so updated in place) and
-  the call returns one float32 array, the next observation followed by reward, terminated and
-  truncated, which is moved to the host once. ``info`` holds only ``action_mask`` (bool), also
-  available as :meth:`JaxschedGymnasiumEnv.action_masks` (the name sb3-contrib's MaskablePPO calls).
+- ``step`` is one jitted call of :class:`jaxsched.core.packed_step.PackedStep`: the episode (state and
+  params) lives in one device buffer, donated so that it is updated in place, and the call returns one
+  float32 array, the next observation followed by reward, terminated and truncated, copied to the host
+  once. ``info`` holds only ``action_mask`` (bool), also available as
+  :meth:`JaxschedGymnasiumEnv.action_masks` (the name sb3-contrib's MaskablePPO calls).
+- ``params`` (the attribute) is read at ``reset``: assign new params (another instance) between episodes.
 """
 
 from __future__ import annotations
 
 import gymnasium
 import jax
-import jax.numpy as jnp
 import numpy as np
 
+from jaxsched.core.packed_step import PackedStep, signature
 from jaxsched.gymnax_env import FlatObservationEnv, make_gymnax
 
 
@@ -37,18 +39,12 @@ class JaxschedGymnasiumEnv(gymnasium.Env):
         self.observation_space = gymnasium.spaces.Box(low, high, low.shape, np.float32)
         self.action_space = gymnasium.spaces.Discrete(env.num_actions)
         self._num_obs = low.shape[0]
+        self._mask_from = self._num_obs - env.num_actions
         self._key = None if seed is None else jax.random.key(seed)
-        self._state = None
+        self._packed_steps: dict = {}  # per params signature: reset with other caps compiles another
+        self._stepper = None
+        self._packed = None  # the episode in one device buffer (None until reset)
         self._mask = None
-        self._step = jax.jit(self._packed_step, donate_argnums=0)
-
-    def _packed_step(self, state, action, params):
-        """``(state, [obs..., reward, terminated, truncated])``: what one Python step needs, in one array."""
-        state, reward, terminated, _ = self.env.inner.transition(state, action, params)
-        obs = self.env.get_obs(state, params)
-        flags = jnp.stack([reward.astype(jnp.float32), terminated.astype(jnp.float32),
-                           self.env.is_truncated(state, params).astype(jnp.float32)])
-        return state, jnp.concatenate([obs, flags])
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
@@ -57,20 +53,24 @@ class JaxschedGymnasiumEnv(gymnasium.Env):
         elif self._key is None:  # unseeded: from gymnasium's own random generator
             self._key = jax.random.key(int(self.np_random.integers(2**31 - 1)))
         self._key, key = jax.random.split(self._key)
-        obs, self._state = self.env.reset(key, self.params)  # gymnax's jitted reset, shared with its users
-        obs = np.array(obs)
+        layout = signature(self.params)
+        if layout not in self._packed_steps:
+            self._packed_steps[layout] = PackedStep(self.env, self.params)
+        self._stepper = self._packed_steps[layout]
+        self._packed, out = self._stepper.reset(key, self.params)
+        obs = np.array(out)[:self._num_obs]
         return obs, self._info(obs)
 
     def step(self, action):
-        if self._state is None:
+        if self._packed is None:
             raise gymnasium.error.ResetNeeded("call reset() before step()")
-        self._state, packed = self._step(self._state, np.int32(action), self.params)
-        packed = np.array(packed)
-        obs = packed[:self._num_obs]
-        return obs, float(packed[-3]), bool(packed[-2]), bool(packed[-1]), self._info(obs)
+        self._packed, out = self._stepper.step(self._packed, np.int32(action))
+        out = np.array(out)  # one copy to the host, writable
+        obs = out[:self._num_obs]
+        return obs, float(out[-3]), bool(out[-2]), bool(out[-1]), self._info(obs)
 
     def _info(self, obs: np.ndarray) -> dict:
-        self._mask = obs[self._num_obs - self.env.num_actions:] > 0.5
+        self._mask = obs[self._mask_from:] > 0.5
         return {"action_mask": self._mask}
 
     def action_masks(self) -> np.ndarray:
