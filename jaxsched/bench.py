@@ -1,7 +1,8 @@
 """Benchmarks: ``python -m jaxsched.bench env|train|vm|grid``.
 
-``env [--batch-sizes 1,64,1024,4096] [--steps 200]``: environment steps per second, and the Gymnasium
-adapter's ``step`` per Python call (10 x steps calls).
+``env [--family deeprm,compact] [--sizes 10,20,50] [--loads 1.3,0.7] [--reference DIR] [--quick]``: the
+reference simulators of ``../shared/reference`` (``--reference``) and jaxsched in one process, on the same
+jobs, timed in turn; SJF schedules checked job for job first (see :func:`bench_env`).
 ``train [--devices 1,auto] [--config X.yaml key=value ...]``: seconds per training iteration on one
 device and on all (paper-size REINFORCE and CVD-RL at 50 PMs by default), each in its own process.
 ``vm [--num-pms 50,100] [--batch 1024] [--steps 200] [--trace FILE] [--cpu-devices N]``: VM placement
@@ -9,10 +10,11 @@ steps per second, the batch split over N XLA:CPU devices, default one per core (
 ``grid [--batches 1,64,1024] [--jobs 500] [--repeats 3] [--out FILE]``: FIFO decisions per second of
 the grid site against the plain-Python heapq simulator on the same windows (see :func:`bench_grid`).
 
-Reports environment steps per second for a batch of environments (one jobset each, restarted on
-the same jobset when an episode ends), excluding compilation, timed after ``block_until_ready``.
-The policy's own cost is included: a step is one decision of the policy plus one transition. The
-features are summed each step (as a network would read them) so that XLA cannot drop an unused image.
+``env`` reports steps per second of both simulators, excluding compilation, timed after
+``block_until_ready``: a step is one SJF decision plus one transition (episode restarts included), and
+every observation is summed each step on both sides (as a network would read it) so that XLA cannot
+drop an unused image. Rows: image / no observation at batch ``--batch``, image at batch 1, and one step
+per Python call through :func:`jaxsched.make_gymnasium`'s ``step``.
 """
 
 from __future__ import annotations
@@ -30,10 +32,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxsched.baselines.deeprm import make_heuristic
 from jaxsched.baselines.vm import best_fit
+from jaxsched.bench_reference import (DEFAULT_REFERENCE, CompactReference, DeepRMReference, ReferenceMissing,
+                                      dense_sequences, timed_loop)
 from jaxsched.core.devices import restart_for_devices, usable_cores
-from jaxsched.core.rollout import auto_reset_step
+from jaxsched.core.rollout import auto_reset_step, make_evaluator
 from jaxsched.datasets import resolve_path
+from jaxsched.envs.deeprm.metrics import job_table
 from jaxsched.envs.grid.heapq_sim import simulate_fifo
 from jaxsched.errors import ConfigError, DatasetError
 from jaxsched.experiment import Experiment, load_train_config
@@ -46,82 +52,304 @@ def _hardware() -> str:
            f"on {jax.devices()[0].platform}"
 
 
-def make_env_runner(env, policy, steps: int):
-    """A jitted ``(params_batched, key) -> total reward`` that runs ``steps`` batched steps."""
+def make_sjf_scan(env, steps: int):
+    """A jitted ``(carry, params, initial) -> carry`` of ``steps`` batched SJF decisions and transitions
+    (finished episodes restart from ``initial``); ``carry = (obs, state, seen)``. The features are summed
+    into ``seen`` every step, as a network would read them: XLA drops an observation nobody reads, and
+    the figure would be the no-observation speed in disguise."""
+    policy = make_heuristic("sjf")  # deterministic: its key is unused
+    step = jax.vmap(lambda s, a, p, i: auto_reset_step(env, s, a, p, i))
 
-    def run(params, key):
-        obs, state = jax.vmap(env.reset_env, in_axes=(None, 0))(key, params)
-        initial = state
+    def run(carry, params, initial):
+        def one(carry, _):
+            obs, state, seen = carry
+            action = jax.vmap(policy, in_axes=(None, 0))(jax.random.PRNGKey(0), obs)
+            obs, state, _, _, _ = step(state, action, params, initial)
+            return (obs, state, seen + jnp.sum(obs.features.reshape(seen.shape[0], -1), axis=-1)), None
 
-        def one(carry, step_key):
-            obs, state, total = carry
-            keys = jax.random.split(step_key, total.shape[0])
-            action = jax.vmap(policy)(keys, obs)
-            obs, state, reward, done, _ = jax.vmap(lambda s, a, p, i: auto_reset_step(env, s, a, p, i))(
-                state, action, params, initial)
-            # Consume the features as a network would, or XLA drops the unused image entirely.
-            seen = jnp.sum(obs.features.reshape(total.shape[0], -1), axis=-1)
-            return (obs, state, total + reward + 0.0 * seen), None
+        return jax.lax.scan(one, carry, None, length=steps)[0]
 
-        total = jnp.zeros(params.simu_len.shape, jnp.float32)
-        (obs, state, total), _ = jax.lax.scan(one, (obs, state, total), jax.random.split(key, steps))
-        return total
-
-    return jax.jit(run)
+    return jax.jit(run, donate_argnums=0)
 
 
-def time_gymnasium_step(steps: int, repeats: int, load: float) -> dict:
-    """The row "gymnasium adapter step per Python call": ``make_gymnasium("deeprm")``'s ``step`` (image
-    observation, the void action) called ``steps`` times from a Python loop, host copies included."""
-    env = make_gymnasium("deeprm", seed=0, load=load)
-    void = env.action_space.n - 1
-    env.reset()
-    env.step(void)  # compile
-    best = float("inf")
+class ScanTimer:
+    """jaxsched's side of a batched row: the episodes go on from call to call (``carry`` kept), each call
+    ``batch x steps`` decisions, compiled by the first call (not timed)."""
+
+    def __init__(self, env, params, steps: int):
+        self.run, self.params, self.steps = make_sjf_scan(env, steps), params, steps
+        initial = jax.jit(jax.vmap(env.initial_state))(params)
+        obs = jax.jit(jax.vmap(env.get_obs))(initial, params)
+        self.initial, self.batch = initial, initial.time.shape[0]
+        carry = jax.tree.map(jnp.copy, (obs, initial))  # donated: must not alias params or initial
+        self.carry = jax.block_until_ready(self.run((*carry, jnp.zeros(self.batch, jnp.float32)), params, initial))
+
+    def __call__(self, window_s: float) -> tuple[int, float]:
+        calls, t0 = 0, time.perf_counter()
+        while True:
+            self.carry = jax.block_until_ready(self.run(self.carry, self.params, self.initial))
+            calls += 1
+            elapsed = time.perf_counter() - t0
+            if elapsed >= window_s:
+                return calls * self.batch * self.steps, elapsed
+
+
+def sjf_from_flat_image(flat: np.ndarray, env) -> int:
+    """SJF read from the Gymnasium adapter's observation (the flat DeepRM image, then the mask), as a
+    Python policy would: the shortest waiting job that fits now (lowest slot on ties), else move on."""
+    T, cap, S, M, R = env.horizon, env.capacity, env.max_job_size, env.num_slots, env.num_res
+    block = cap + M * S
+    image = flat[:T * (R * block + env.backlog_width + 1)].reshape(T, -1)
+    per_resource = image[:, :R * block].reshape(T, R, block)
+    used = per_resource[:, :, :cap].sum(-1)  # [T, R]
+    slots = per_resource[:, :, cap:].reshape(T, R, M, S)
+    duration = slots[:, 0, :, 0].sum(0)  # [M]: every job asks for >= 1 unit of each resource
+    demand = slots[0].sum(-1).T  # [M, R]
+    fits = (used[:, None, :] + demand[None] <= cap) | (np.arange(T)[:, None, None] >= duration[None, :, None])
+    candidates = (duration > 0) & fits.all(axis=(0, 2))
+    if not candidates.any():
+        return M
+    return int(np.argmin(np.where(candidates, duration, np.inf)))
+
+
+class AdapterTimer:
+    """jaxsched's side of the "one step per Python call" row: :func:`make_gymnasium`'s public ``step``
+    with SJF read from its numpy observation (:func:`sjf_from_flat_image`), the jobsets played one after
+    the other (``reset`` after each episode, as Gymnasium's rules ask)."""
+
+    def __init__(self, name: str, params, overrides: dict):
+        self.adapter = make_gymnasium(name, seed=0, fresh_instances=False, **overrides)
+        self.jobsets, self.count, self.next = params.jobset, int(params.jobset.valid.shape[0]), 0
+        self.deeprm = self.adapter.env.inner
+        self.obs = self.reset()
+        self.adapter.step(self.deeprm.num_slots)  # compile
+        self.obs = self.reset()
+
+    def reset(self) -> np.ndarray:
+        jobset = jax.tree.map(lambda x: x[self.next % self.count], self.jobsets)
+        self.adapter.params = self.adapter.params.replace(jobset=jobset)
+        self.next += 1
+        return self.adapter.reset()[0]
+
+    def step(self) -> bool:
+        self.obs, _, terminated, truncated, _ = self.adapter.step(sjf_from_flat_image(self.obs, self.deeprm))
+        if terminated or truncated:
+            self.obs = self.reset()
+        return terminated
+
+    def episode_decisions(self, count: int) -> list[int]:
+        """Decisions per episode on the first ``count`` jobsets (to check against the reference's)."""
+        self.next, decisions, self.obs = 0, [], None
+        self.obs = self.reset()
+        while len(decisions) < count:
+            steps = 1
+            while not self.step():
+                steps += 1
+            decisions.append(steps)
+        return decisions
+
+    def __call__(self, window_s: float) -> tuple[int, float]:
+        return timed_loop(self.step, window_s)
+
+
+def spread(steps_per_s: list[float]) -> dict:
+    return {"min": min(steps_per_s), "median": float(np.median(steps_per_s)), "max": max(steps_per_s),
+            "runs": steps_per_s}
+
+
+def interleave(reference, jaxsched, repeats: int, window_s: float) -> dict:
+    """Reference and jaxsched timed in turn, ``repeats`` windows each: min / median / max steps/s per
+    side and the ratio of the medians (jaxsched / reference)."""
+    sides = {"reference": [], "jaxsched": []}
     for _ in range(repeats):
-        env.reset()
-        t0 = time.perf_counter()
-        for _ in range(steps):
-            _, _, terminated, truncated, _ = env.step(void)
-            if terminated or truncated:
-                env.reset()
-        best = min(best, time.perf_counter() - t0)
-    return {"observation": "image", "policy": "gymnasium adapter step per Python call", "batch": 1,
-            "steps": steps, "steps_per_s": steps / best, "seconds": best}
+        for name, timer in (("reference", reference), ("jaxsched", jaxsched)):
+            steps, seconds = timer(window_s)
+            sides[name].append(steps / seconds)
+    row = {name: spread(rates) for name, rates in sides.items()}
+    row["ratio"] = row["jaxsched"]["median"] / row["reference"]["median"]
+    return row
 
 
-def bench_env(batch_sizes, steps: int, repeats: int, load: float, out: Path | None) -> list[dict]:
+def print_row(row: dict) -> None:
+    ref, mine = row["reference"], row["jaxsched"]
+    print(f"{row['family']:7s} {row['size_name']}={row['size']:<4d} load={row['load']:<4} {row['workload']:34s} "
+          f"reference {ref['median']:>10,.0f} ({ref['min']:,.0f}-{ref['max']:,.0f})  jaxsched {mine['median']:>10,.0f} "
+          f"({mine['min']:,.0f}-{mine['max']:,.0f}) steps/s  ratio {row['ratio']:.2f}x", flush=True)
+
+
+DEEPRM_WORKLOADS = ("image, batch {batch}", "no observation, batch {batch}", "image, batch 1",
+                    "image, one step per Python call")
+
+
+def check_deeprm_schedules(reference: DeepRMReference, variant, params, count: int) -> list[int]:
+    """SJF on the first ``count`` jobsets in both simulators: every admitted job's start time must agree
+    (exits otherwise). Returns jaxsched's decisions per episode (the reference's may count one more where
+    a finished job lingers in its running list, delaying ``all_done``; the start times still agree)."""
+    episodes = reference.sjf_schedules(count)
+    first = jax.tree.map(lambda x: x[:count], params)
+    result = make_evaluator(variant.env, variant.heuristic("sjf"))(first, jax.random.PRNGKey(0))
+    table = job_table(result)
+    for j, episode in enumerate(episodes):
+        mine = table["start"][(table["jobset"] == j) & (table["status"] != "dropped")]
+        if not np.array_equal(mine, episode["start"]):
+            raise SystemExit(f"bench env: SJF schedules differ on jobset {j} (M={variant.env.num_slots}): "
+                             f"jaxsched starts {mine.tolist()[:12]}..., reference {episode['start'].tolist()[:12]}...; "
+                             "refusing to time")
+    return np.asarray(result.state.time).reshape(-1).tolist()
+
+
+def bench_deeprm(folder: Path, sizes, loads, batch: int, steps: int, single_steps: int, repeats: int,
+                 window_s: float, check: int, seed: int) -> list[dict]:
+    """The DeepRM rows (:data:`DEEPRM_WORKLOADS`) at each M (slots) and load against hongzimao/deeprm,
+    on ``batch`` jobsets drawn by the reference's own generator (``seed``)."""
     rows = []
-    for observation in ("none", "image"):
-        variant = build("deeprm", observation=observation, load=load)
-        for policy_name in ("random", "sjf"):
-            runner = make_env_runner(variant.env, variant.heuristic(policy_name), steps)
-            for batch in batch_sizes:
-                params = variant.sample_params(jax.random.PRNGKey(1), batch)
-                key = jax.random.PRNGKey(0)
-                runner(params, key).block_until_ready()  # compile
-                best = float("inf")
-                for _ in range(repeats):
-                    t0 = time.perf_counter()
-                    runner(params, key).block_until_ready()
-                    best = min(best, time.perf_counter() - t0)
-                row = {"observation": "image" if observation == "image" else "not built",
-                       "policy": policy_name, "batch": batch, "steps": steps,
-                       "steps_per_s": batch * steps / best, "seconds": best}
+    for num_slots in sizes:
+        for load in loads:
+            overrides = dict(num_slots=num_slots, load=load)
+            variant = build("deeprm", **overrides)
+            blind = build("deeprm", observation="none", **overrides)
+            max_time = int(variant.params.max_time)
+            reference = DeepRMReference(folder, num_slots, variant.workload.rate, variant.workload.simu_len,
+                                        batch, max_time, seed)
+            params = variant.reference_instances(seed, batch)
+            for got, want, what in zip(dense_sequences(params.jobset, variant.workload.simu_len),
+                                       (reference.lengths, reference.sizes), ("durations", "demands")):
+                if not np.array_equal(got[:, 1:], want[:, 1:]):  # the reference never reads step 0
+                    raise SystemExit(f"bench env: the reference generator's {what} differ from jaxsched's "
+                                     f"reference_jobsets (seed {seed}); refusing to time")
+            decisions = check_deeprm_schedules(reference, variant, params, min(check, batch))
+            adapter = AdapterTimer("deeprm", params, overrides)
+            if adapter.episode_decisions(len(decisions)) != decisions:
+                raise SystemExit(f"bench env: the Gymnasium adapter's SJF (read from its image) plays episodes "
+                                 f"of other lengths than jaxsched's SJF at M={num_slots}; refusing to time")
+            print(f"deeprm  M={num_slots} load={load}: SJF schedules equal job for job on {len(decisions)} "
+                  f"jobsets ({sum(decisions)} decisions)", flush=True)
+            single = jax.tree.map(lambda x: x[:1], params)
+            sides = [(True, ScanTimer(variant.env, params, steps)), (False, ScanTimer(blind.env, params, steps)),
+                     (True, ScanTimer(variant.env, single, single_steps)), (True, adapter)]
+            for workload, (image, timer) in zip(DEEPRM_WORKLOADS, sides):
+                env = reference.make_env(build_obs=image)
+                row = {"family": "deeprm", "size_name": "M", "size": num_slots, "load": load,
+                       "workload": workload.format(batch=batch),
+                       **interleave(timed_loop_of(reference.stepper(env, image)), timer, repeats, window_s)}
                 rows.append(row)
-                print(f"obs={row['observation']:9s} policy={policy_name:6s} batch={batch:5d} "
-                      f"{row['steps_per_s']:>13,.0f} steps/s", flush=True)
-    rows.append(time_gymnasium_step(10 * steps, repeats, load))
-    print(f"{rows[-1]['policy']}: {rows[-1]['steps_per_s']:,.0f} steps/s", flush=True)
-    if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        meta = {"hardware": _hardware(), "env": "deeprm (M=10, T=20, capacity 10, backlog 60)",
-                "load": load, "steps_per_run": steps, "timing": f"best of {repeats}, compilation excluded"}
-        out.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
-        table = ["| observation | policy | batch | steps/s |", "|---|---|---|---|"]
-        table += [f"| {r['observation']} | {r['policy']} | {r['batch']} | {r['steps_per_s']:,.0f} |" for r in rows]
-        out.with_suffix(".md").write_text(f"# Environment throughput\n\n{meta}\n\n" + "\n".join(table) + "\n")
-        print(f"wrote {out} and {out.with_suffix('.md')}")
+                print_row(row)
+    return rows
+
+
+def timed_loop_of(step):
+    return lambda window_s: timed_loop(step, window_s)
+
+
+def bench_compact(folder: Path, batch: int, steps: int, single_steps: int, repeats: int, window_s: float,
+                  seed: int) -> list[dict]:
+    """The BRACIS'21 compact state (W = 10 slots, processors + memory, scenario 1's jobs) against
+    sched-rl-gym's ``CompactRmEnv``, SJF on both. Each side draws its own jobs from the same distribution
+    (the two generators differ), so there is no job-for-job check."""
+    variant = build("bracis-1", num_res=2)
+    env, workload = variant.env, variant.workload
+    reference = CompactReference(folder, env.num_slots, env.capacity, workload.max_job_len, workload.max_job_size,
+                                 workload.rate, int(variant.params.max_time), seed)
+    params = variant.sample_params(jax.random.PRNGKey(seed), batch)
+    single = jax.tree.map(lambda x: x[:1], params)
+    rows = []
+    for workload_name, timer in ((f"compact state, batch {batch}", ScanTimer(env, params, steps)),
+                                 ("compact state, batch 1", ScanTimer(env, single, single_steps))):
+        row = {"family": "compact", "size_name": "W", "size": env.num_slots, "load": workload.rate,
+               "workload": workload_name,
+               **interleave(timed_loop_of(reference.stepper()), timer, repeats, window_s)}
+        rows.append(row)
+        print_row(row)
+    return rows
+
+
+def env_summary(rows: list[dict]) -> list[str]:
+    """One line per family: every row's ratio of medians."""
+    lines = []
+    for family in dict.fromkeys(r["family"] for r in rows):
+        parts = [f"{r['size_name']}={r['size']} load {r['load']} {r['workload']}: {r['ratio']:.2f}x"
+                 for r in rows if r["family"] == family]
+        lines.append(f"{family} jaxsched / reference (medians): " + "; ".join(parts))
+    return lines
+
+
+def write_env_results(rows: list[dict], meta: dict, out: Path) -> None:
+    """``out`` (json), the markdown table beside it, and the steps/s-against-size plot."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
+    header = ["| family | size | load | workload | reference steps/s median (min-max) | "
+              "jaxsched steps/s median (min-max) | ratio |", "|---|---|---|---|---:|---:|---:|"]
+    lines = [f"| {r['family']} | {r['size_name']} = {r['size']} | {r['load']} | {r['workload']} | "
+             f"{r['reference']['median']:,.0f} ({r['reference']['min']:,.0f}-{r['reference']['max']:,.0f}) | "
+             f"{r['jaxsched']['median']:,.0f} ({r['jaxsched']['min']:,.0f}-{r['jaxsched']['max']:,.0f}) | "
+             f"{r['ratio']:.2f}x |" for r in rows]
+    notes = "\n".join(f"- {k}: {v}" for k, v in meta.items())
+    out.with_suffix(".md").write_text("# Environment steps/s beside the reference simulators, one run\n\n"
+                                      f"{notes}\n\n" + "\n".join(header + lines) + "\n")
+    plot_env_scaling(rows, out.with_name(out.stem + "_scaling.png"))
+    print(f"wrote {out}, {out.with_suffix('.md')} and {out.with_name(out.stem + '_scaling.png')}")
+
+
+def plot_env_scaling(rows: list[dict], path: Path) -> None:
+    """Median steps/s against the size (M slots; PMs) for both simulators, one line per workload and load."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    families = [f for f in dict.fromkeys(r["family"] for r in rows)
+                if len({r["size"] for r in rows if r["family"] == f}) > 1]
+    if not families:
+        return
+    fig, axes = plt.subplots(1, len(families), figsize=(7 * len(families), 4.5), squeeze=False)
+    for ax, family in zip(axes[0], families):
+        mine = [r for r in rows if r["family"] == family]
+        for (workload, load) in dict.fromkeys((r["workload"], r["load"]) for r in mine):
+            line = sorted((r for r in mine if (r["workload"], r["load"]) == (workload, load)), key=lambda r: r["size"])
+            sizes = [r["size"] for r in line]
+            drawn = ax.plot(sizes, [r["jaxsched"]["median"] for r in line], "o-", label=f"jaxsched {workload}, load {load}")
+            ax.plot(sizes, [r["reference"]["median"] for r in line], "s--", color=drawn[0].get_color(),
+                    label=f"reference {workload}, load {load}")
+        ax.set_yscale("log")
+        ax.set_xlabel(mine[0]["size_name"])
+        ax.set_ylabel("steps/s (median)")
+        ax.set_title(f"{family}: jaxsched (solid) vs reference (dashed)")
+        ax.legend(fontsize=6)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+ENV_FAMILIES = ("deeprm", "compact")
+
+
+def bench_env(families, folder: Path, sizes, loads, batch: int, steps: int, single_steps: int, repeats: int,
+              window_s: float, check: int, seed: int, out: Path | None) -> list[dict]:
+    """Every requested family's rows; a family whose reference is absent is skipped with a message."""
+    rows = []
+    for family in families:
+        try:
+            if family == "deeprm":
+                rows += bench_deeprm(folder / "deeprm", sizes, loads, batch, steps, single_steps, repeats,
+                                     window_s, check, seed)
+            elif family == "compact":
+                rows += bench_compact(folder / "sched-rl-gym", batch, steps, single_steps, repeats, window_s, seed)
+        except ReferenceMissing as missing:
+            print(f"{family}: rows skipped, reference not available ({missing})", flush=True)
+    for line in env_summary(rows):
+        print(line)
+    if out is not None and rows:
+        meta = {"hardware": _hardware(), "load_average": os.getloadavg(), "reference": str(folder),
+                "batch": batch, "steps_per_call": steps, "batch_1_steps_per_call": single_steps,
+                "timing": f"{repeats} alternating windows of >= {window_s} s per side, compilation excluded, "
+                          "after block_until_ready; min / median / max per side, ratio of medians",
+                "step": "one SJF decision + one transition, episode restarts included; observations summed "
+                        "every step on both sides",
+                "deeprm": "2 resources x capacity 10, T = 20, backlog 60, jobs <= 15 steps / 10 units, "
+                          "simu_len 50, Bernoulli arrivals at load / 1.845, all_done, jobsets drawn by the "
+                          f"reference's generator (seed {seed}); SJF start times checked on {check} jobsets",
+                "compact": "bracis-1 with memory (W = 10, capacity 10, rate 0.3) vs sched-rl-gym CompactRmEnv; "
+                           "each side draws its own jobs"}
+        write_env_results(rows, meta, out)
     return rows
 
 
@@ -389,11 +617,21 @@ def bench_grid(batches, num_jobs: int, repeats: int, out: Path | None, python_wi
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m jaxsched.bench", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="what", required=True)
-    env = sub.add_parser("env", help="environment steps/s, random and SJF policies, image built or not")
-    env.add_argument("--batch-sizes", default="1,64,1024,4096")
-    env.add_argument("--steps", type=int, default=200, help="steps per timed run")
-    env.add_argument("--repeats", type=int, default=3)
-    env.add_argument("--load", type=float, default=0.7)
+    env = sub.add_parser("env", help="steps/s beside the reference simulators (same jobs, SJF, interleaved)")
+    env.add_argument("--family", default="deeprm,compact", help="comma list of: deeprm, compact")
+    env.add_argument("--sizes", default="10,20,50", help="DeepRM: the numbers of job slots M to time")
+    env.add_argument("--loads", default="1.3,0.7", help="DeepRM: offered loads")
+    env.add_argument("--reference", type=Path, default=DEFAULT_REFERENCE,
+                     help="the folder of the reference simulators (default: ../shared/reference)")
+    env.add_argument("--batch", type=int, default=1024, help="jobsets in the batched rows (and the reference's)")
+    env.add_argument("--steps", type=int, default=50, help="batched steps per jitted call")
+    env.add_argument("--single-steps", type=int, default=2000, help="steps per jitted call at batch 1")
+    env.add_argument("--repeats", type=int, default=3, help="alternating windows per side")
+    env.add_argument("--window", type=float, default=2.5, help="seconds per timed window")
+    env.add_argument("--check", type=int, default=20, help="jobsets whose SJF schedules are checked first")
+    env.add_argument("--seed", type=int, default=0, help="the reference generator's seed")
+    env.add_argument("--quick", action="store_true",
+                     help="a smoke run: batch 8, 10 steps per call, one 0.2 s window per side, 2 checked jobsets")
     env.add_argument("--out", type=Path, default=Path("runs/bench_env.json"))
     train = sub.add_parser("train", help="seconds per training iteration on 1 device and on all (default: "
                            "paper-size REINFORCE and CVD-RL at 50 PMs)")
@@ -478,11 +716,23 @@ def main(argv=None) -> int:
         digits = 1 if at["ratio"] >= 0.95 else 2  # a slow-down shows as 0.xx, not 0.0
         print(f"grid speedup over the Python simulator at batch {at['batch']}: {at['ratio']:.{digits}f}x")
     if args.what == "env":
-        sizes = int_list("--batch-sizes", args.batch_sizes)
-        if args.steps < 1 or args.repeats < 1 or min(sizes) < 1:
-            parser.error("--steps, --repeats and every batch size must be >= 1")
-        print(f"hardware: {_hardware()}")
-        bench_env(sizes, args.steps, args.repeats, args.load, args.out)
+        families = [f.strip() for f in args.family.split(",") if f.strip()]
+        if not families or any(f not in ENV_FAMILIES for f in families):
+            parser.error(f"--family must be a comma list of {', '.join(ENV_FAMILIES)}, got {args.family!r}")
+        sizes = int_list("--sizes", args.sizes)
+        try:
+            loads = [float(x) for x in args.loads.split(",")]
+        except ValueError:
+            parser.error(f"--loads must be comma-separated numbers, got {args.loads!r}")
+        if args.quick:
+            args.batch, args.steps, args.single_steps, args.repeats, args.window, args.check = 8, 10, 20, 1, 0.2, 2
+        if min(args.batch, args.steps, args.single_steps, args.repeats, args.check, *sizes) < 1 or args.window <= 0:
+            parser.error("--batch, --steps, --single-steps, --repeats, --check, --window and every size must be > 0")
+        if min(loads) <= 0:
+            parser.error("every load must be > 0")
+        print(f"hardware: {_hardware()}; load average {os.getloadavg()[0]:.2f}")
+        bench_env(families, args.reference, sizes, loads, args.batch, args.steps, args.single_steps, args.repeats,
+                  args.window, args.check, args.seed, args.out)
     return 0
 
 

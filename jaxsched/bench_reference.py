@@ -1,0 +1,159 @@
+"""The public reference simulators of ``../shared/reference`` driven for ``python -m jaxsched.bench env``.
+
+They are imported from their folder at run time (never copied into jaxsched) so that a benchmark can
+run the reference and jaxsched in one process, on the same jobs, and print the ratio it measured.
+Each loader raises :class:`ReferenceMissing` (a one-line reason) when a folder or a package it needs
+is absent; the bench then skips that family's rows with the message.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+DEFAULT_REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
+CHUNK = 128  # reference steps between two reads of the clock
+
+
+class ReferenceMissing(RuntimeError):
+    """A reference simulator (or a package it needs) is not available here."""
+
+
+def _import_from(folder: Path, names: list[str]) -> list:
+    """The modules ``names`` imported with ``folder`` first on ``sys.path`` (their own imports resolve
+    there), checked to come from ``folder``."""
+    if not folder.is_dir():
+        raise ReferenceMissing(f"{folder} not found")
+    sys.path.insert(0, str(folder))
+    try:
+        modules = [importlib.import_module(name) for name in names]
+    except ImportError as error:
+        raise ReferenceMissing(f"{folder}: {error}") from None
+    finally:
+        sys.path.remove(str(folder))
+    for module in modules:
+        if not Path(module.__file__).resolve().is_relative_to(folder.resolve()):
+            raise ReferenceMissing(f"{module.__name__} resolves to {module.__file__}, not under {folder}")
+    return modules
+
+
+def timed_loop(step, window_s: float) -> tuple[int, float]:
+    """``(steps, seconds)``: ``step()`` called in chunks of :data:`CHUNK` until ``window_s`` passed."""
+    steps, t0 = 0, time.perf_counter()
+    while True:
+        for _ in range(CHUNK):
+            step()
+        steps += CHUNK
+        elapsed = time.perf_counter() - t0
+        if elapsed >= window_s:
+            return steps, elapsed
+
+
+# ---------------------------------------------------------------------------------------------- DeepRM
+class DeepRMReference:
+    """hongzimao/deeprm's ``Env`` with the parameters of ``../shared/reference/README.md``: 2 resources x
+    capacity 10, T = 20, backlog 60, jobs up to 15 steps and 10 units, ``num_slots`` slots (``num_nw``),
+    simu_len 50, Bernoulli arrivals at ``rate``, termination ``all_done``, ``episode_max_length`` =
+    jaxsched's clock cap (so neither side cuts an episode), ``num_jobsets`` jobsets cycled by its
+    auto-reset."""
+
+    def __init__(self, folder: Path, num_slots: int, rate: float, simu_len: int, num_jobsets: int,
+                 max_time: int, seed: int):
+        self.environment, parameters, self.agents, job_distribution = _import_from(
+            folder, ["environment", "parameters", "other_agents", "job_distribution"])
+        pa = parameters.Parameters()
+        pa.num_nw, pa.simu_len, pa.num_ex, pa.new_job_rate = num_slots, simu_len, num_jobsets, rate
+        pa.episode_max_length = max_time
+        pa.compute_dependent_parameters()
+        self.pa = pa
+        # The reference's own generator: np.random.seed(seed), then simu_len x num_jobsets draws.
+        self.lengths, self.sizes = job_distribution.generate_sequence_work(pa, seed=seed)
+
+    def make_env(self, build_obs: bool, first: int | None = None):
+        """A fresh ``Env`` over all jobsets (or the first ``first``), image observation built or not."""
+        lengths, sizes, pa = self.lengths, self.sizes, self.pa
+        if first is not None:
+            pa = _copy_parameters(pa, num_ex=first)
+            lengths, sizes = lengths[:first], sizes[:first]
+        return self.environment.Env(pa, nw_len_seqs=lengths, nw_size_seqs=sizes, end="all_done",
+                                    build_obs=build_obs)
+
+    def sjf_schedules(self, count: int) -> list[dict]:
+        """SJF on the first ``count`` jobsets, one episode each: per jobset the start time of every job
+        it admitted (in arrival order) and the number of decisions the episode took."""
+        env = self.make_env(build_obs=False, first=count)
+        episodes, decisions = [], 0
+        while len(episodes) < count:
+            _, _, done, record = env.step(self.agents.get_sjf_action(env.machine, env.job_slot))
+            decisions += 1
+            if done:
+                jobs = [record.record[i] for i in sorted(record.record)]
+                episodes.append({"start": np.array([job.start_time for job in jobs]), "decisions": decisions})
+                decisions = 0
+        return episodes
+
+    def stepper(self, env, image: bool):
+        """One SJF decision plus one ``step()`` (auto-reset included); the image, when built, is summed
+        as a network would read it."""
+        sjf, machine_slot = self.agents.get_sjf_action, lambda: (env.machine, env.job_slot)
+        seen = [0.0]
+
+        def step():
+            ob, _, _, _ = env.step(sjf(*machine_slot()))
+            if image:
+                seen[0] += ob.sum()
+
+        return step
+
+
+def _copy_parameters(pa, **changes):
+    copy = type(pa).__new__(type(pa))
+    copy.__dict__.update(pa.__dict__, **changes)
+    return copy
+
+
+def dense_sequences(jobsets, simu_len: int) -> tuple[np.ndarray, np.ndarray]:
+    """jaxsched jobsets as the reference's per-step arrays: ``lengths[j, t]`` and ``sizes[j, t, r]`` of
+    the job arriving at step t of jobset j (0 where none), to check both sides hold the same jobs."""
+    valid, arrival = np.asarray(jobsets.valid), np.asarray(jobsets.arrival)
+    duration, demand = np.asarray(jobsets.duration), np.asarray(jobsets.demand)
+    lengths = np.zeros((valid.shape[0], simu_len), np.int64)
+    sizes = np.zeros((valid.shape[0], simu_len, demand.shape[-1]), np.int64)
+    rows, cols = np.nonzero(valid)
+    lengths[rows, arrival[rows, cols]] = duration[rows, cols]
+    sizes[rows, arrival[rows, cols]] = demand[rows, cols]
+    return lengths, sizes
+
+
+# ------------------------------------------------------------------------------ BRACIS'21 compact state
+class CompactReference:
+    """sched-rl-gym's ``CompactRmEnv`` (BRACIS'21 compact state, with memory) on its ``deeprm``
+    workload, SJF by its own scheduler (``env.scheduler.sjf_action``)."""
+
+    def __init__(self, folder: Path, num_slots: int, capacity: int, max_job_len: int, max_job_size: int,
+                 job_rate: float, time_limit: int, seed: int):
+        (compact_env,) = _import_from(folder, ["schedgym.envs.compact_env"])
+        np.random.seed(seed)
+        workload = {"type": "deeprm", "new_job_rate": job_rate, "max_job_size": max_job_size,
+                    "max_job_len": max_job_len, "small_job_chance": 0.8}
+        self.env = compact_env.CompactRmEnv(job_slots=num_slots, processors=capacity, memory=capacity,
+                                            time_horizon=20, backlog_size=60, time_limit=time_limit,
+                                            workload=workload)
+        self.env.reset()
+
+    def stepper(self):
+        env = self.env
+        seen = [0.0]
+
+        def step():
+            state, _, done, _ = env.step(env.scheduler.sjf_action(env.job_slots))
+            seen[0] += state.sum()
+            if done:
+                env.reset()
+
+        return step
+

@@ -1,0 +1,89 @@
+"""``python -m jaxsched.bench env``: the reference DeepRM simulator and jaxsched on the same jobsets,
+SJF schedules checked job for job before anything is timed, the image really consumed.
+
+Needs ``../shared/reference`` (the reference simulators); skipped with a message where it is absent.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from jaxsched import bench
+from jaxsched.bench_reference import DEFAULT_REFERENCE, DeepRMReference
+from jaxsched.registry import build
+
+pytestmark = pytest.mark.skipif(not (DEFAULT_REFERENCE / "deeprm").is_dir(),
+                                reason=f"{DEFAULT_REFERENCE}/deeprm absent (the reference simulators)")
+
+M, LOAD, BATCH = 5, 1.3, 4
+
+
+def reference_and_params(seed: int = 0):
+    variant = build("deeprm", num_slots=M, load=LOAD)
+    reference = DeepRMReference(DEFAULT_REFERENCE / "deeprm", M, variant.workload.rate, variant.workload.simu_len,
+                                BATCH, int(variant.params.max_time), seed)
+    return variant, reference, variant.reference_instances(seed, BATCH)
+
+
+def test_the_job_for_job_check_passes_on_the_same_jobsets_and_refuses_others():
+    variant, reference, params = reference_and_params()
+    decisions = bench.check_deeprm_schedules(reference, variant, params, 2)
+    assert len(decisions) == 2 and min(decisions) > variant.workload.simu_len  # every step a decision or more
+    other = variant.reference_instances(1, BATCH)  # another seed: other jobs, other start times
+    with pytest.raises(SystemExit, match="SJF schedules differ"):
+        bench.check_deeprm_schedules(reference, variant, other, 2)
+
+
+def test_the_python_sjf_reads_the_same_decisions_from_the_adapters_image():
+    """The one-step-per-Python-call row's SJF, read from the flat image, plays episodes exactly as long
+    as jaxsched's jitted SJF on the same jobsets (whose start times equal the reference's)."""
+    variant, reference, params = reference_and_params()
+    expected = bench.check_deeprm_schedules(reference, variant, params, 2)
+    adapter = bench.AdapterTimer("deeprm", params, dict(num_slots=M, load=LOAD))
+    assert adapter.episode_decisions(2) == expected
+
+
+def test_the_image_is_consumed_and_the_blind_scan_reads_nothing():
+    _, _, params = reference_and_params()
+    image = bench.ScanTimer(build("deeprm", num_slots=M, load=LOAD).env, params, 5)
+    blind = bench.ScanTimer(build("deeprm", num_slots=M, load=LOAD, observation="none").env, params, 5)
+    assert np.all(np.asarray(image.carry[2]) > 0)  # the image's cells summed every step
+    assert np.all(np.asarray(blind.carry[2]) == 0)
+    steps, seconds = image(0.01)
+    assert steps >= BATCH * 5 and seconds >= 0.01
+
+
+@pytest.mark.slow
+def test_quick_bench_writes_every_row_and_image_and_blind_figures_differ(tmp_path, capsys):
+    out = tmp_path / "bench_env.json"
+    assert bench.main(["env", "--family", "deeprm", "--sizes", str(M), "--loads", str(LOAD), "--quick",
+                       "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "SJF schedules equal job for job on 2 jobsets" in printed
+    assert "deeprm jaxsched / reference (medians):" in printed
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["workload"] for r in rows] == [w.format(batch=8) for w in bench.DEEPRM_WORKLOADS]
+    image, blind = rows[0], rows[1]
+    assert image["reference"]["median"] != blind["reference"]["median"]
+    assert image["jaxsched"]["median"] != blind["jaxsched"]["median"]
+    for row in rows:
+        assert row["ratio"] == pytest.approx(row["jaxsched"]["median"] / row["reference"]["median"])
+    assert out.with_suffix(".md").exists()
+
+
+def test_a_missing_reference_skips_its_rows_with_a_message(tmp_path, capsys):
+    rows = bench.bench_env(["deeprm", "compact"], tmp_path, [M], [LOAD], BATCH, 2, 2, 1, 0.01, 1, 0, None)
+    assert rows == []
+    printed = capsys.readouterr().out
+    assert "deeprm: rows skipped, reference not available" in printed
+    assert "compact: rows skipped, reference not available" in printed
+
+
+def test_bad_family_is_a_one_line_error(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        bench.main(["env", "--family", "nope"])
+    assert exit_.value.code == 2
+    assert "--family must be" in capsys.readouterr().err
