@@ -97,7 +97,7 @@ class ScanTimer:
 def sjf_from_flat_image(flat: np.ndarray, env) -> int:
     """SJF read from the Gymnasium adapter's observation (the flat DeepRM image, then the mask), as a
     Python policy would: the shortest waiting job that fits now (lowest slot on ties), else move on."""
-    T, cap, S, M, R = env.horizon, env.capacity, env.max_job_size, env.num_slots, env.num_res
+    T, cap, S, M, R = env.horizon, env.capacity, env.slot_columns, env.num_slots, env.num_res
     block = cap + M * S
     image = flat[:T * (R * block + env.backlog_width + 1)].reshape(T, -1)
     per_resource = image[:, :R * block].reshape(T, R, block)

@@ -84,6 +84,18 @@ def test_incremental_image_many_slot_changes_event_stepping_no_backlog():
     assert int(np.max(changed)) >= 2
 
 
+def test_incremental_image_with_capacity_wide_slots():
+    """The MDP-design paper's slot blocks (capacity 6 columns, not max_job_size 4): one compile, a few
+    random episodes with and without a burst."""
+    env = make_env(10, slot_width="capacity")
+    assert env.image_width == 2 * (6 + 10 * 6) + 2 + 1  # two resources, 2 backlog columns, 1 clock
+    for seed, burst in ((3, False), (4, True), (5, True)):
+        params = EnvParams(jobset=random_jobset(seed, 60, burst), simu_len=SIMU_LEN, max_time=60)
+        equal, changed = episode_checker(env)(params, jax.random.PRNGKey(seed))
+        assert bool(np.all(np.asarray(equal))), f"image differs from the full build (seed {seed})"
+        assert int(np.max(changed)) >= 1
+
+
 def test_image_state_is_empty_for_other_observations():
     env = make_env(5, observation="compact")
     state = env.initial_state(EnvParams(jobset=random_jobset(3, 10, burst=False), simu_len=SIMU_LEN))

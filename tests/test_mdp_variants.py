@@ -99,6 +99,22 @@ def test_bracis_length_does_not_depend_on_cluster_size():
     assert sized(10, 15, 10, num_res=2).feature_shape() == (2 * 20 * 2 + 7 * 10 + 8,)
 
 
+def test_image_slot_blocks_capacity_wide(kit):
+    """slot_width="capacity" (the paper's image): each slot block is capacity columns wide, the job
+    drawn as duration x demand cells from its left edge and the rest 0; DeepRM's is max_job_size wide."""
+    config = dict(TINY, max_job_size=2, observation="image")
+    k = kit(**config, slot_width="capacity")
+    params = k.params(jobset([0, 0], [2, 3], [(2, 1), (1, 2)], TINY_MAX_JOBS), simu_len=4)
+    image = np.asarray(k.get_obs(k.initial_state(params)).features)
+    expected = np.zeros((5, 2 * (3 + 2 * 3) + 1 + 1), np.float32)  # per resource: grid 3, two blocks of 3
+    for r, first in enumerate((0, 9)):
+        expected[:2, first + 3:first + 3 + (2, 1)[r]] = 1  # slot 0: 2 steps x (2, 1) units
+        expected[:3, first + 6:first + 6 + (1, 2)[r]] = 1  # slot 1: 3 steps x (1, 2) units
+    np.testing.assert_array_equal(image, expected)
+    assert DeepRM(**config).image_width == 2 * (3 + 2 * 2) + 1 + 1
+    assert build("deeprm").env.slot_width == "max_job_size"
+
+
 def test_bracis_rejects_more_than_two_resources():
     with pytest.raises(ValueError, match="num_res <= 2"):
         DeepRM(num_res=3, observation="bracis")
@@ -251,6 +267,7 @@ def test_bracis_scenarios_are_registered_with_the_paper_sizes():
         env = variant.env
         assert (env.capacity, env.max_job_len, env.max_job_size, env.num_res) == (procs, length, size, 1)
         assert (env.num_slots, env.horizon, env.allocation) == (10, 20, "fits_now")
+        assert build(f"bracis-{number}", observation="image").env.feature_shape() == (20, 11 * procs + 4)
         assert variant.workload.rate == 0.3 and variant.params.simu_len == 100
 
 
@@ -259,6 +276,8 @@ def test_bad_mdp_options_are_rejected():
         DeepRM(stepping="sparse")
     with pytest.raises(ValueError, match="reward_jobs"):
         DeepRM(reward_jobs="some")
+    with pytest.raises(ValueError, match="slot_width"):
+        DeepRM(slot_width="processors")
     with pytest.raises(ValueError, match="generators"):
         Workload(num_res=2, generators=1)
     with pytest.raises(ValueError, match="job_rate"):

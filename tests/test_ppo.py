@@ -133,6 +133,20 @@ def test_separate_critic_has_the_papers_parameter_counts():
         assert logits.shape == (env.num_actions,) and value.shape == ()
 
 
+def test_image_parameter_counts_follow_the_processor_count():
+    """The paper's image counts at 38 and 64 processors (1,089,548; 1,821,708) need slot blocks np
+    columns wide (W = 11 np + 4); DeepRM's max_job_size-wide blocks give fewer where js < np."""
+    def image_params(name, **overrides):
+        env = build(name, observation="image", **overrides).env
+        network = ActorCritic(env.num_actions, separate_critic=True)
+        shapes = jax.eval_shape(network.init, jax.random.PRNGKey(0), jnp.zeros(env.feature_shape()))
+        return env.feature_shape(), count_params(shapes)
+
+    for name, procs, paper in (("bracis-3", 38, 1_089_548), ("bracis-7", 64, 1_821_708), ("bracis-8", 64, 1_821_708)):
+        assert image_params(name) == ((20, 11 * procs + 4), paper), name
+    assert image_params("bracis-7", slot_width="max_job_size") == ((20, 64 + 10 * 32 + 4), 1_002_508)
+
+
 def test_config_validation():
     with pytest.raises(ValueError, match="minibatch_size"):
         PPOConfig(num_envs=3, num_steps=5, minibatch_size=4)

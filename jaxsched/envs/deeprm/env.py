@@ -11,7 +11,9 @@ static constructor arguments of the same environment: ``observation="bracis"`` (
 state, whose length does not depend on the cluster size), ``stepping="event"`` (a semi-MDP that asks
 the agent only when a visible job fits now; ``info["elapsed_ticks"]`` says how much time passed),
 ``reward_jobs="visible"`` (the slowdown reward over the visible slots only, so |r| <= M) and
-``allocation="fits_now"`` (no future starts; it also allows jobs longer than the horizon).
+``allocation="fits_now"`` (no future starts; it also allows jobs longer than the horizon); their image
+MDP draws each slot ``capacity`` columns wide (``slot_width="capacity"``, sched-rl-gym's image; its
+width 11·np + 4 at M = 10 gives the paper's parameter counts) where DeepRM's draws ``max_job_size``.
 
 The environment object holds only static configuration (shapes, reward and observation kinds);
 the jobset is data in ``EnvParams`` so one jobset can be replayed by N rollouts and ``vmap`` runs
@@ -38,6 +40,7 @@ OBSERVATIONS = ("image", "compact", "bracis", "none")
 ALLOCATIONS = ("earliest_fit", "fits_now")
 STEPPINGS = ("time", "event")
 REWARD_JOBS = ("all", "visible")
+SLOT_WIDTHS = ("max_job_size", "capacity")
 
 
 class DeepRM(environment.Environment[EnvState, EnvParams]):
@@ -59,14 +62,18 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
         stepping: str = "time",
         reward_jobs: str = "all",
         time_limit: int = 100,
+        slot_width: str = "max_job_size",
     ):
         """``time_limit`` is L, the "bracis" observation's time normaliser (the paper's simulation
-        length T = 100); keep it fixed across clusters so that a policy transfers between them."""
+        length T = 100); keep it fixed across clusters so that a policy transfers between them.
+        ``slot_width`` is the image's columns per slot block: DeepRM's ``max_job_size`` or the
+        MDP-design paper's ``capacity`` (its image grows with the cluster even for small jobs)."""
         super().__init__()
         for name, value, allowed in (("reward", reward, REWARDS), ("termination", termination, TERMINATIONS),
                                      ("observation", observation, OBSERVATIONS),
                                      ("allocation", allocation, ALLOCATIONS), ("stepping", stepping, STEPPINGS),
-                                     ("reward_jobs", reward_jobs, REWARD_JOBS)):
+                                     ("reward_jobs", reward_jobs, REWARD_JOBS),
+                                     ("slot_width", slot_width, SLOT_WIDTHS)):
             if value not in allowed:
                 raise ValueError(f"unknown {name} {value!r}; choose one of {', '.join(allowed)}")
         for name, value in (("num_res", num_res), ("capacity", capacity), ("horizon", horizon),
@@ -92,7 +99,7 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
         self.max_job_len, self.max_job_size = int(max_job_len), int(max_job_size)
         self.reward_kind, self.termination, self.observation = reward, termination, observation
         self.allocation, self.stepping, self.reward_jobs = allocation, stepping, reward_jobs
-        self.time_limit = int(time_limit)
+        self.time_limit, self.slot_width = int(time_limit), slot_width
         # The occupancy grid covers the horizon, or the longest job when fits_now lets jobs outlast
         # the horizon (the paper's d = 33, 48 with H = 20); observations show its first T rows.
         self.grid_len = max(self.horizon, self.max_job_len)
@@ -110,8 +117,13 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
         return self.num_slots + 1
 
     @property
+    def slot_columns(self) -> int:
+        """The image columns of one slot's block per resource (``slot_width``'s size)."""
+        return self.capacity if self.slot_width == "capacity" else self.max_job_size
+
+    @property
     def image_width(self) -> int:
-        return self.num_res * (self.capacity + self.num_slots * self.max_job_size) + self.backlog_width + 1
+        return self.num_res * (self.capacity + self.num_slots * self.slot_columns) + self.backlog_width + 1
 
     @property
     def default_params(self) -> EnvParams:

@@ -12,9 +12,10 @@ from jaxsched.envs.deeprm.types import EnvState
 
 def build_image_full(env, state: EnvState, duration, demand) -> jax.Array:
     """The DeepRM image [T, W] built whole from the state: per resource the occupancy grid then the
-    M slot blocks; then the backlog columns (row-major, one cell per job); then time since last
-    arrival / 10. The definition the incremental image (:func:`refresh_image`) is tested against."""
-    T, S = env.horizon, env.max_job_size
+    M slot blocks (S = ``env.slot_columns`` wide); then the backlog columns (row-major, one cell per
+    job); then time since last arrival / 10. The definition the incremental image
+    (:func:`refresh_image`) is tested against."""
+    T, S = env.horizon, env.slot_columns
     rows = jnp.arange(T)
     cluster = jnp.arange(env.capacity)[None, None, :] < state.used[:T, :, None]  # [T, d, cap]
     tall = rows[:, None, None, None] < duration[None, :, None, None]  # [T, M, 1, 1]
@@ -38,15 +39,15 @@ def build_image_full(env, state: EnvState, duration, demand) -> jax.Array:
 
 
 def _block_width(env) -> int:
-    return env.capacity + env.num_slots * env.max_job_size  # one resource's grid and slot blocks
+    return env.capacity + env.num_slots * env.slot_columns  # one resource's grid and slot blocks
 
 
 def _slot_block(env, image, slot, duration, demand):
     """``image`` with slot ``slot``'s block (per resource, T x S) showing a job of this shape."""
     lit = jnp.arange(env.horizon)[:, None] < duration
     for r in range(env.num_res):
-        block = (lit & (jnp.arange(env.max_job_size)[None, :] < demand[r])).astype(jnp.uint8)
-        column = r * _block_width(env) + env.capacity + slot * env.max_job_size
+        block = (lit & (jnp.arange(env.slot_columns)[None, :] < demand[r])).astype(jnp.uint8)
+        column = r * _block_width(env) + env.capacity + slot * env.slot_columns
         image = jax.lax.dynamic_update_slice(image, block, (0, column))
     return image
 

@@ -80,8 +80,7 @@ class EnvState(environment.EnvState):
     backlog_len: jax.Array  # int32
     used: jax.Array  # int32[G, d] units in use at clock + row; G = max(T, max_job_len) (env.grid_len)
     since_arrival: jax.Array  # int32 time steps since the last arrival
-    at_submit: jax.Array  # int32[J, 3] queue size, queued work (duration x procs), free procs, taken
-    # when the job arrived (the "bracis" observation's per-job snapshot)
+    at_submit: jax.Array  # int32[J, 3] at each job's arrival: queue size, queued work (duration x procs), free procs
     # uint8[T, W]: the DeepRM image's 0/1 cells (the last column, time since the last arrival, is 0:
     # get_obs fills it), rewritten by each transition only where it changed; [0, 0] for other
     # observations

@@ -56,11 +56,14 @@ VARIANTS: dict[str, dict] = {
 # of np processors, jobs up to d steps long and js processors wide, W = 10 slots, H = 20, arrivals
 # with probability 0.3 for T = 100 steps, fits-now scheduling. Default MDP: compact state, time-based
 # steps, all jobs in the reward; the paper's other MDPs are overrides (observation="image",
-# stepping="event", reward_jobs="visible"); num_res=2 adds memory.
+# stepping="event", reward_jobs="visible"); num_res=2 adds memory. The image's slot blocks are np
+# columns wide (slot_width="capacity", sched-rl-gym's image: W = 11 np + 4), which gives the paper's
+# image parameter counts 301,068 / 1,089,548 / 1,821,708 at 10 / 38 / 64 processors.
 BRACIS_SCENARIOS = ((10, 15, 10), (10, 48, 10), (38, 15, 32), (38, 33, 32), (38, 48, 32), (64, 15, 64),
                     (64, 33, 32), (64, 33, 64), (64, 48, 32), (64, 48, 64))
 _BRACIS = dict(num_res=1, horizon=20, num_slots=10, backlog_size=60, simu_len=100, arrivals="bernoulli",
-               job_rate=0.3, generators=2, demand_range="code", allocation="fits_now", observation="bracis")
+               job_rate=0.3, generators=2, demand_range="code", allocation="fits_now", observation="bracis",
+               slot_width="capacity")
 for _number, (_np, _d, _js) in enumerate(BRACIS_SCENARIOS, start=1):
     VARIANTS[f"bracis-{_number}"] = dict(_BRACIS, capacity=_np, max_job_len=_d, max_job_size=_js)
 
