@@ -153,7 +153,7 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
             used=jnp.zeros((self.grid_len, self.num_res), jnp.int32),
             since_arrival=jnp.int32(0),
             at_submit=jnp.zeros((num_jobs, 3), jnp.int32),
-            image=jnp.zeros((0, 0), jnp.uint8),
+            image=jnp.zeros((1, 1), jnp.uint8),  # a placeholder unless the observation is the image (orbax cannot save 0-size arrays)
         )
         state, _ = self._admit_arrivals(state)
         if self.stepping == "event":  # policy-independent ticks before the first decision; reward unpaid

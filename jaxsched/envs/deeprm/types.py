@@ -82,7 +82,7 @@ class EnvState(environment.EnvState):
     since_arrival: jax.Array  # int32 time steps since the last arrival
     at_submit: jax.Array  # int32[J, 3] at each job's arrival: queue size, queued work (duration x procs), free procs
     # uint8[T, W]: the DeepRM image's 0/1 cells (the last column, time since the last arrival, is 0:
-    # get_obs fills it), rewritten by each transition only where it changed; [0, 0] for other
+    # get_obs fills it), rewritten by each transition only where it changed; a [1, 1] placeholder for other
     # observations
     image: jax.Array
 
