@@ -1,8 +1,9 @@
 """Benchmarks: ``python -m jaxsched.bench env|train|vm|grid``.
 
-``env [--family deeprm,compact] [--sizes 10,20,50] [--loads 1.3,0.7] [--reference DIR] [--quick]``: the
-reference simulators of ``../shared/reference`` (``--reference``) and jaxsched in one process, on the same
-jobs, timed in turn; SJF schedules checked job for job first (see :func:`bench_env`).
+``env [--family deeprm,compact,vm] [--sizes 10,20,50] [--loads 1.3,0.7] [--pms 20,50,100,200] [--reference DIR]
+[--quick]``: the reference simulators of ``../shared/reference`` (``--reference``) and jaxsched in one
+process, on the same jobs, timed in turn; SJF schedules (VM: First-Fit placements) checked first (see
+:func:`bench_env`).
 ``train [--devices 1,auto] [--config X.yaml key=value ...]``: seconds per training iteration on one
 device and on all (paper-size REINFORCE and CVD-RL at 50 PMs by default), each in its own process.
 ``vm [--num-pms 50,100] [--batch 1024] [--steps 200] [--trace FILE] [--cpu-devices N]``: VM placement
@@ -11,20 +12,23 @@ steps per second, the batch split over N XLA:CPU devices, default one per core (
 the grid site against the plain-Python heapq simulator on the same windows (see :func:`bench_grid`).
 
 ``env`` reports steps per second of both simulators, excluding compilation, timed after
-``block_until_ready``: a step is one SJF decision plus one transition (episode restarts included), and
-every observation is summed each step on both sides (as a network would read it) so that XLA cannot
-drop an unused image. Rows: image / no observation at batch ``--batch``, image at batch 1, and one step
-per Python call through :func:`jaxsched.make_gymnasium`'s ``step``.
+``block_until_ready``: a step is one SJF (VM: First-Fit) decision plus one transition (episode restarts
+included), and every observation is summed each step on both sides (as a network would read it) so that
+XLA cannot drop an unused image. Rows: image / no observation at batch ``--batch``, image at batch 1, and
+one step per Python call through :func:`jaxsched.make_gymnasium`'s ``step`` (compact state and VM: the
+same at batch ``--batch``, batch 1, one step per Python call).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import platform
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -33,14 +37,17 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxsched.baselines.deeprm import make_heuristic
-from jaxsched.baselines.vm import best_fit
+from jaxsched.baselines.vm import best_fit, first_fit
 from jaxsched.bench_reference import (DEFAULT_REFERENCE, CompactReference, DeepRMReference, ReferenceMissing,
-                                      dense_sequences, timed_loop)
+                                      VmReference, dense_sequences, load_vmagent, timed_loop, write_vmagent_events)
 from jaxsched.core.devices import restart_for_devices, usable_cores
 from jaxsched.core.rollout import auto_reset_step, make_evaluator
 from jaxsched.datasets import resolve_path
 from jaxsched.envs.deeprm.metrics import job_table
 from jaxsched.envs.grid.heapq_sim import simulate_fifo
+from jaxsched.envs.vm.env import VmPlacement
+from jaxsched.envs.vm.episodes import draw_starts
+from jaxsched.envs.vm.types import EnvParams as VmEnvParams
 from jaxsched.errors import ConfigError, DatasetError
 from jaxsched.experiment import Experiment, load_train_config
 from jaxsched.gymnasium_env import make_gymnasium
@@ -52,12 +59,13 @@ def _hardware() -> str:
            f"on {jax.devices()[0].platform}"
 
 
-def make_sjf_scan(env, steps: int):
-    """A jitted ``(carry, params, initial) -> carry`` of ``steps`` batched SJF decisions and transitions
-    (finished episodes restart from ``initial``); ``carry = (obs, state, seen)``. The features are summed
-    into ``seen`` every step, as a network would read them: XLA drops an observation nobody reads, and
-    the figure would be the no-observation speed in disguise."""
-    policy = make_heuristic("sjf")  # deterministic: its key is unused
+def make_policy_scan(env, steps: int, policy=None):
+    """A jitted ``(carry, params, initial) -> carry`` of ``steps`` batched decisions of ``policy``
+    (default SJF; a deterministic heuristic: its key is unused) and transitions (finished episodes
+    restart from ``initial``); ``carry = (obs, state, seen)``. The features are summed into ``seen``
+    every step, as a network would read them: XLA drops an observation nobody reads, and the figure
+    would be the no-observation speed in disguise."""
+    policy = make_heuristic("sjf") if policy is None else policy
     step = jax.vmap(lambda s, a, p, i: auto_reset_step(env, s, a, p, i))
 
     def run(carry, params, initial):
@@ -74,10 +82,10 @@ def make_sjf_scan(env, steps: int):
 
 class ScanTimer:
     """jaxsched's side of a batched row: the episodes go on from call to call (``carry`` kept), each call
-    ``batch x steps`` decisions, compiled by the first call (not timed)."""
+    ``batch x steps`` decisions of ``policy`` (default SJF), compiled by the first call (not timed)."""
 
-    def __init__(self, env, params, steps: int):
-        self.run, self.params, self.steps = make_sjf_scan(env, steps), params, steps
+    def __init__(self, env, params, steps: int, policy=None):
+        self.run, self.params, self.steps = make_policy_scan(env, steps, policy), params, steps
         initial = jax.jit(jax.vmap(env.initial_state))(params)
         obs = jax.jit(jax.vmap(env.get_obs))(initial, params)
         self.initial, self.batch = initial, initial.time.shape[0]
@@ -112,30 +120,53 @@ def sjf_from_flat_image(flat: np.ndarray, env) -> int:
     return int(np.argmin(np.where(candidates, duration, np.inf)))
 
 
+def sjf_from_compact(flat: np.ndarray, env) -> int:
+    """SJF read from the Gymnasium adapter's BRACIS'21 compact observation (``bracis_vector``, then the
+    mask): the schedulable slot with the shortest requested time (its second field, (d + 1) / (L + 1),
+    increasing in d), lowest slot on ties, else move on."""
+    M = env.num_slots
+    first = 2 * env.num_res * env.horizon  # past the (free, used) per resource and future step
+    requested = flat[first:first + 7 * M].reshape(M, 7)[:, 1]
+    schedulable = flat[flat.shape[0] - (M + 1):-1] > 0.5
+    if not schedulable.any():
+        return M
+    return int(np.argmin(np.where(schedulable, requested, np.inf)))
+
+
+def first_fit_from_flat(flat: np.ndarray, env) -> int:
+    """First-Fit read from the Gymnasium adapter's VM observation: the first action its mask (the tail
+    of the observation) allows, lowest PM and NUMA 0 first."""
+    return int(np.argmax(flat[flat.shape[0] - env.num_actions:] > 0.5))
+
+
 class AdapterTimer:
     """jaxsched's side of the "one step per Python call" row: :func:`make_gymnasium`'s public ``step``
-    with SJF read from its numpy observation (:func:`sjf_from_flat_image`), the jobsets played one after
-    the other (``reset`` after each episode, as Gymnasium's rules ask)."""
+    with the action read from its numpy observation by ``policy(obs, inner env)`` (default
+    :func:`sjf_from_flat_image`), the instances of ``params`` played one after the other (``reset``
+    after each episode, as Gymnasium's rules ask)."""
 
-    def __init__(self, name: str, params, overrides: dict):
+    def __init__(self, name: str, params, overrides: dict, policy=sjf_from_flat_image):
         self.adapter = make_gymnasium(name, seed=0, fresh_instances=False, **overrides)
-        self.jobsets, self.count, self.next = params.jobset, int(params.jobset.valid.shape[0]), 0
-        self.deeprm = self.adapter.env.inner
+        self.inner, self.policy = self.adapter.env.inner, policy
+        self.field = self.adapter.env.instance_field  # jobset, requests
+        self.instances = getattr(params, self.field)
+        self.count, self.next = int(jax.tree.leaves(self.instances)[0].shape[0]), 0
         self.obs = self.reset()
-        self.adapter.step(self.deeprm.num_slots)  # compile
+        self.adapter.step(self.policy(self.obs, self.inner))  # compile
         self.obs = self.reset()
 
     def reset(self) -> np.ndarray:
-        jobset = jax.tree.map(lambda x: x[self.next % self.count], self.jobsets)
-        self.adapter.params = self.adapter.params.replace(jobset=jobset)
+        instance = jax.tree.map(lambda x: x[self.next % self.count], self.instances)
+        self.adapter.params = self.adapter.params.replace(**{self.field: instance})
         self.next += 1
         return self.adapter.reset()[0]
 
     def step(self) -> bool:
-        self.obs, _, terminated, truncated, _ = self.adapter.step(sjf_from_flat_image(self.obs, self.deeprm))
+        """One decision; True where it ended the episode (terminated or truncated: the next is reset)."""
+        self.obs, _, terminated, truncated, _ = self.adapter.step(self.policy(self.obs, self.inner))
         if terminated or truncated:
             self.obs = self.reset()
-        return terminated
+        return terminated or truncated
 
     def episode_decisions(self, count: int) -> list[int]:
         """Decisions per episode on the first ``count`` jobsets (to check against the reference's)."""
@@ -150,6 +181,19 @@ class AdapterTimer:
 
     def __call__(self, window_s: float) -> tuple[int, float]:
         return timed_loop(self.step, window_s)
+
+
+def checked_adapter(name: str, params, overrides: dict, expected: list[int],
+                    policy=sjf_from_flat_image) -> AdapterTimer:
+    """The :class:`AdapterTimer`, checked first to play episodes exactly as long as jaxsched's jitted
+    heuristic did on the first ``len(expected)`` instances (``expected`` decisions each; exits otherwise)."""
+    adapter = AdapterTimer(name, params, overrides, policy)
+    if adapter.episode_decisions(len(expected)) != list(expected):
+        shown = ", ".join(f"{k}={v}" for k, v in overrides.items() if k != "trace")
+        raise SystemExit(f"bench env: the Gymnasium adapter's {policy.__name__} (read from its observation) plays "
+                         f"episodes of other lengths than jaxsched's jitted heuristic on {name} ({shown}); "
+                         "refusing to time")
+    return adapter
 
 
 def spread(steps_per_s: list[float]) -> dict:
@@ -172,7 +216,7 @@ def interleave(reference, jaxsched, repeats: int, window_s: float) -> dict:
 
 def print_row(row: dict) -> None:
     ref, mine = row["reference"], row["jaxsched"]
-    print(f"{row['family']:7s} {row['size_name']}={row['size']:<4d} load={row['load']:<4} {row['workload']:34s} "
+    print(f"{row['family']:7s} {row['size_name']}={row['size']:<4d} load={row['load']:<4} {row['workload']:39s} "
           f"reference {ref['median']:>10,.0f} ({ref['min']:,.0f}-{ref['max']:,.0f})  jaxsched {mine['median']:>10,.0f} "
           f"({mine['min']:,.0f}-{mine['max']:,.0f}) steps/s  ratio {row['ratio']:.2f}x", flush=True)
 
@@ -218,10 +262,7 @@ def bench_deeprm(folder: Path, sizes, loads, batch: int, steps: int, single_step
                     raise SystemExit(f"bench env: the reference generator's {what} differ from jaxsched's "
                                      f"reference_jobsets (seed {seed}); refusing to time")
             decisions = check_deeprm_schedules(reference, variant, params, min(check, batch))
-            adapter = AdapterTimer("deeprm", params, overrides)
-            if adapter.episode_decisions(len(decisions)) != decisions:
-                raise SystemExit(f"bench env: the Gymnasium adapter's SJF (read from its image) plays episodes "
-                                 f"of other lengths than jaxsched's SJF at M={num_slots}; refusing to time")
+            adapter = checked_adapter("deeprm", params, overrides, decisions)
             print(f"deeprm  M={num_slots} load={load}: SJF schedules equal job for job on {len(decisions)} "
                   f"jobsets ({sum(decisions)} decisions)", flush=True)
             single = jax.tree.map(lambda x: x[:1], params)
@@ -242,24 +283,111 @@ def timed_loop_of(step):
 
 
 def bench_compact(folder: Path, batch: int, steps: int, single_steps: int, repeats: int, window_s: float,
-                  seed: int) -> list[dict]:
+                  check: int, seed: int) -> list[dict]:
     """The BRACIS'21 compact state (W = 10 slots, processors + memory, scenario 1's jobs) against
     sched-rl-gym's ``CompactRmEnv``, SJF on both. Each side draws its own jobs from the same distribution
-    (the two generators differ), so there is no job-for-job check."""
+    (the two generators differ), so there is no job-for-job check; the one-step-per-Python-call row's SJF
+    (read from the adapter's observation) is checked to play jaxsched's jitted SJF's episodes."""
     variant = build("bracis-1", num_res=2)
     env, workload = variant.env, variant.workload
     reference = CompactReference(folder, env.num_slots, env.capacity, workload.max_job_len, workload.max_job_size,
                                  workload.rate, int(variant.params.max_time), seed)
     params = variant.sample_params(jax.random.PRNGKey(seed), batch)
+    count = min(check, batch)
+    first = jax.tree.map(lambda x: x[:count], params)
+    expected = np.asarray(make_evaluator(env, variant.heuristic("sjf"))(first, jax.random.PRNGKey(0)).state.time)
+    adapter = checked_adapter("bracis-1", params, dict(num_res=2), expected.reshape(-1).tolist(), sjf_from_compact)
     single = jax.tree.map(lambda x: x[:1], params)
     rows = []
     for workload_name, timer in ((f"compact state, batch {batch}", ScanTimer(env, params, steps)),
-                                 ("compact state, batch 1", ScanTimer(env, single, single_steps))):
+                                 ("compact state, batch 1", ScanTimer(env, single, single_steps)),
+                                 ("compact state, one step per Python call", adapter)):
         row = {"family": "compact", "size_name": "W", "size": env.num_slots, "load": workload.rate,
                "workload": workload_name,
                **interleave(timed_loop_of(reference.stepper()), timer, repeats, window_s)}
         rows.append(row)
         print_row(row)
+    return rows
+
+
+VM_WORKLOADS = ("First-Fit, batch {batch}", "First-Fit, batch 1", "First-Fit, one step per Python call")
+VM_TRACE = "dataset:huawei-east-1"
+
+
+def check_vm_placements(reference: VmReference, variant, params, starts, window: int) -> list[int]:
+    """First-Fit over the windows at ``starts`` in both simulators: every create placed on the same PM
+    and NUMA, the same end row, the same remaining cpu / memory on every NUMA (exits otherwise). Returns
+    jaxsched's decisions per episode."""
+    count = len(starts)
+    first = jax.tree.map(lambda x: x[:count], params)
+    result = make_evaluator(variant.env, first_fit)(first, jax.random.PRNGKey(0))
+    state = jax.tree.map(lambda x: np.asarray(x)[:, 0], result.state)
+    for j, start in enumerate(starts):
+        theirs = reference.first_fit_episode(int(start), window)
+        rows = np.flatnonzero(state.placed_pm[j] >= 0)
+        numa = (state.taken[j, rows, 0] == 0).astype(int)  # no cpu from NUMA 0: NUMA 1 (a double VM: 0)
+        mine = dict(zip(rows.tolist(), (2 * state.placed_pm[j, rows] + numa).tolist()))
+        remaining = np.stack([state.cpu[j], state.mem[j]], axis=-1)  # [N, NUMA, (cpu, mem)] as describe()
+        if mine != theirs["actions"] or int(state.pos[j]) != theirs["end"] \
+                or not np.allclose(remaining, theirs["remaining"]):
+            differ = sorted(r for r in set(mine) | set(theirs["actions"]) if mine.get(r) != theirs["actions"].get(r))
+            raise SystemExit(f"bench env: First-Fit placements differ at start row {int(start)} "
+                             f"(N={variant.env.num_pms}): {len(differ)} rows differ, first {differ[:5]} "
+                             f"(jaxsched {[mine.get(r) for r in differ[:5]]}, VMAgent "
+                             f"{[theirs['actions'].get(r) for r in differ[:5]]}); end row {int(state.pos[j])} vs "
+                             f"{theirs['end']}; refusing to time")
+    return np.asarray(result.decisions).reshape(-1).tolist()
+
+
+def check_vmagent_rows(reference: VmReference, trace, rows: int) -> None:
+    """VMAgent's ``getData`` read the events file back as jaxsched holds the trace (exits otherwise)."""
+    theirs = reference.read_back()
+    mine = {name: np.asarray(getattr(trace, name))[:rows].astype(np.float64) for name in ("vm", "cpu", "mem", "kind")}
+    mine["double"] = (mine["mem"] > VmEnvParams.double_mem_above).astype(np.float64)
+    for name, values in mine.items():
+        if len(theirs[name]) != rows or not np.array_equal(values, theirs[name]):
+            raise SystemExit(f"bench env: VMAgent's getData reads column {name} of the events file otherwise "
+                             "than jaxsched's trace; refusing to time")
+
+
+def bench_vm_env(folder: Path, sizes, batch: int, steps: int, single_steps: int, repeats: int, window_s: float,
+                 check: int, seed: int, trace_window: int) -> list[dict]:
+    """VM placement (:data:`VM_WORKLOADS`) at each number of PMs against mail-ecnu/VMAgent, First-Fit on
+    both, on the same ``batch`` windows of ``trace_window`` rows of the derived Huawei trace (start rows
+    drawn as ``vm-huawei`` draws them, ``seed``); PMs of 2 NUMAs x (40 cpu, 90 GB), deletes applied,
+    double-NUMA when memory > 32 GB. Placements are checked on ``check`` windows before timing."""
+    module = load_vmagent(folder)  # first: a missing reference skips the rows before the trace is read
+    path = resolve_path(VM_TRACE)
+    if not path.exists():
+        raise ReferenceMissing(f"the Huawei trace {path} not found")
+    base = build("vm-huawei", trace=str(path), num_pms=sizes[0], window=trace_window)
+    starts = np.asarray(draw_starts(jax.random.PRNGKey(seed), base, batch))
+    p = base.params
+    rows, used = [], int(starts.max()) + trace_window
+    with tempfile.TemporaryDirectory() as scratch:
+        events = Path(scratch) / "events.csv"
+        write_vmagent_events(base.trace, used, events)
+        for num_pms in sizes:
+            variant = dataclasses.replace(base, env=VmPlacement(num_pms=num_pms))
+            params = variant.params_at_starts(jnp.asarray(starts))
+            reference = VmReference(module, num_pms, events, p.numa_cpu, p.numa_mem, p.double_mem_above)
+            if num_pms == sizes[0]:
+                check_vmagent_rows(reference, base.trace, used)
+            decisions = check_vm_placements(reference, variant, params, starts[:min(check, batch)], trace_window)
+            adapter = checked_adapter("vm-huawei", params, dict(trace=str(path), num_pms=num_pms, window=trace_window),
+                                      decisions, first_fit_from_flat)
+            print(f"vm      N={num_pms}: First-Fit placements equal on {len(decisions)} windows "
+                  f"({sum(decisions)} placements)", flush=True)
+            single = jax.tree.map(lambda x: x[:1], params)
+            sides = [(starts, ScanTimer(variant.env, params, steps, first_fit)),
+                     (starts[:1], ScanTimer(variant.env, single, single_steps, first_fit)), (starts, adapter)]
+            for workload, (played, timer) in zip(VM_WORKLOADS, sides):
+                row = {"family": "vm", "size_name": "PMs", "size": num_pms, "load": "-",
+                       "workload": workload.format(batch=batch),
+                       **interleave(timed_loop_of(reference.stepper(played, trace_window)), timer, repeats,
+                                    window_s)}
+                rows.append(row)
+                print_row(row)
     return rows
 
 
@@ -319,11 +447,13 @@ def plot_env_scaling(rows: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
-ENV_FAMILIES = ("deeprm", "compact")
+ENV_FAMILIES = ("deeprm", "compact", "vm")
+VM_PMS, VM_PMS_QUICK, VM_WINDOW = (20, 50, 100, 200), (20, 50), 2000
 
 
 def bench_env(families, folder: Path, sizes, loads, batch: int, steps: int, single_steps: int, repeats: int,
-              window_s: float, check: int, seed: int, out: Path | None) -> list[dict]:
+              window_s: float, check: int, seed: int, out: Path | None, pms=VM_PMS,
+              vm_window: int = VM_WINDOW) -> list[dict]:
     """Every requested family's rows; a family whose reference is absent is skipped with a message."""
     rows = []
     for family in families:
@@ -332,7 +462,11 @@ def bench_env(families, folder: Path, sizes, loads, batch: int, steps: int, sing
                 rows += bench_deeprm(folder / "deeprm", sizes, loads, batch, steps, single_steps, repeats,
                                      window_s, check, seed)
             elif family == "compact":
-                rows += bench_compact(folder / "sched-rl-gym", batch, steps, single_steps, repeats, window_s, seed)
+                rows += bench_compact(folder / "sched-rl-gym", batch, steps, single_steps, repeats, window_s, check,
+                                      seed)
+            elif family == "vm":
+                rows += bench_vm_env(folder / "vmagent", pms, batch, steps, single_steps, repeats, window_s, check,
+                                     seed, vm_window)
         except ReferenceMissing as missing:
             print(f"{family}: rows skipped, reference not available ({missing})", flush=True)
     for line in env_summary(rows):
@@ -348,7 +482,11 @@ def bench_env(families, folder: Path, sizes, loads, batch: int, steps: int, sing
                           "simu_len 50, Bernoulli arrivals at load / 1.845, all_done, jobsets drawn by the "
                           f"reference's generator (seed {seed}); SJF start times checked on {check} jobsets",
                 "compact": "bracis-1 with memory (W = 10, capacity 10, rate 0.3) vs sched-rl-gym CompactRmEnv; "
-                           "each side draws its own jobs"}
+                           "each side draws its own jobs",
+                "vm": f"First-Fit vs VMAgent SchedEnv at {', '.join(map(str, pms))} PMs of 2 NUMAs x (40 cpu, 90 GB), "
+                      f"deletes applied, double-NUMA when mem > 32 GB; the same {batch} windows of {vm_window} rows "
+                      f"of the derived Huawei East-1 trace (start rows as vm-huawei draws them, seed {seed}); "
+                      f"placements checked on {check} windows"}
         write_env_results(rows, meta, out)
     return rows
 
@@ -618,9 +756,12 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m jaxsched.bench", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="what", required=True)
     env = sub.add_parser("env", help="steps/s beside the reference simulators (same jobs, SJF, interleaved)")
-    env.add_argument("--family", default="deeprm,compact", help="comma list of: deeprm, compact")
+    env.add_argument("--family", default="deeprm,compact,vm", help="comma list of: deeprm, compact, vm")
     env.add_argument("--sizes", default="10,20,50", help="DeepRM: the numbers of job slots M to time")
     env.add_argument("--loads", default="1.3,0.7", help="DeepRM: offered loads")
+    env.add_argument("--pms", help=f"VM: the numbers of PMs (default {','.join(map(str, VM_PMS))}; "
+                     f"with --quick {','.join(map(str, VM_PMS_QUICK))})")
+    env.add_argument("--vm-window", type=int, default=VM_WINDOW, help="VM: trace rows per episode")
     env.add_argument("--reference", type=Path, default=DEFAULT_REFERENCE,
                      help="the folder of the reference simulators (default: ../shared/reference)")
     env.add_argument("--batch", type=int, default=1024, help="jobsets in the batched rows (and the reference's)")
@@ -724,15 +865,18 @@ def main(argv=None) -> int:
             loads = [float(x) for x in args.loads.split(",")]
         except ValueError:
             parser.error(f"--loads must be comma-separated numbers, got {args.loads!r}")
+        pms = int_list("--pms", args.pms) if args.pms else list(VM_PMS_QUICK if args.quick else VM_PMS)
         if args.quick:
             args.batch, args.steps, args.single_steps, args.repeats, args.window, args.check = 8, 10, 20, 1, 0.2, 2
-        if min(args.batch, args.steps, args.single_steps, args.repeats, args.check, *sizes) < 1 or args.window <= 0:
-            parser.error("--batch, --steps, --single-steps, --repeats, --check, --window and every size must be > 0")
+        if min(args.batch, args.steps, args.single_steps, args.repeats, args.check, args.vm_window, *sizes, *pms) < 1 \
+                or args.window <= 0:
+            parser.error("--batch, --steps, --single-steps, --repeats, --check, --window, --vm-window and every size "
+                         "must be > 0")
         if min(loads) <= 0:
             parser.error("every load must be > 0")
         print(f"hardware: {_hardware()}; load average {os.getloadavg()[0]:.2f}")
         bench_env(families, args.reference, sizes, loads, args.batch, args.steps, args.single_steps, args.repeats,
-                  args.window, args.check, args.seed, args.out)
+                  args.window, args.check, args.seed, args.out, pms, args.vm_window)
     return 0
 
 

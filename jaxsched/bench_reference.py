@@ -9,6 +9,7 @@ is absent; the bench then skips that family's rows with the message.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 import time
 from pathlib import Path
@@ -157,3 +158,84 @@ class CompactReference:
 
         return step
 
+
+
+# ------------------------------------------------------------------------------------- VM placement
+def load_vmagent(folder: Path):
+    """VMAgent's ``sched_env`` module (needs pandas and gymnasium), loaded by path as
+    ``vmagent_sched_env``: its package is also called ``schedgym``, as sched-rl-gym's."""
+    path, name = folder / "schedgym" / "sched_env.py", "vmagent_sched_env"
+    if not path.is_file():
+        raise ReferenceMissing(f"{path} not found")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except ImportError as error:
+        raise ReferenceMissing(f"{path}: {error}") from None
+    return module
+
+
+VMAGENT_HEADER = "vmid,cpu,memory,time,type"
+
+
+def write_vmagent_events(requests, rows: int, path: Path) -> None:
+    """The first ``rows`` events of a jaxsched trace (:class:`jaxsched.envs.vm.trace.VmRequests`) in
+    VMAgent's ``vmid,cpu,memory,time,type`` format, so that both simulators read the same rows in the
+    same order (its ``getData`` is then checked to read them back as jaxsched holds them)."""
+    columns = [np.asarray(getattr(requests, name))[:rows] for name in ("vm", "cpu", "mem", "time", "kind")]
+    with open(path, "w") as handle:
+        handle.write(VMAGENT_HEADER + "\n")
+        for vm, cpu, mem, when, kind in zip(*columns):
+            handle.write(f"{int(vm)},{int(cpu)},{float(mem)!r},{float(when)!r},{int(kind)}\n")
+
+
+class VmReference:
+    """VMAgent's ``SchedEnv`` as ``../shared/reference/vmagent/README.md`` drives it: ``num_pms`` PMs of 2
+    NUMAs x (``numa_cpu``, ``numa_mem``), deletes applied, double-NUMA when memory > ``double_above``,
+    First-Fit (action -1); ``module`` is :func:`load_vmagent`'s. An episode is the rows
+    ``[start, start + window)`` plus a sentinel create (so every create of the window can be placed and
+    the episode ends there, see that README)."""
+
+    def __init__(self, module, num_pms: int, events: Path, numa_cpu: float, numa_mem: float,
+                 double_above: float):
+        self.env = module.SchedEnv(num_pms, numa_cpu, numa_mem, str(events), allow_release=True,
+                                   double_thr=double_above)
+        self.rows = self.env.requests  # every event of the file, as its getData read them
+
+    def read_back(self) -> dict[str, np.ndarray]:
+        """The rows as VMAgent holds them (to compare with jaxsched's trace)."""
+        return {name: np.array([row[key] for row in self.rows], np.float64)
+                for name, key in (("vm", "uuid"), ("cpu", "cpu"), ("mem", "mem"), ("kind", "type"),
+                                  ("double", "is_double"))}
+
+    def start(self, start: int, window: int) -> None:
+        sentinel = dict(self.rows[start + window - 1], uuid=-1, type=0, is_double=0)
+        self.env.requests = self.rows[start:start + window] + [sentinel]
+        self.env.reset(0)
+
+    def first_fit_episode(self, start: int, window: int) -> dict:
+        """One whole First-Fit episode: the action (``pm * 2 + numa``) taken at each window row placed,
+        the row where it ended and the final remaining cpu / memory per PM and NUMA."""
+        self.start(start, window)
+        env, actions, done = self.env, {}, False
+        while not done:
+            row = env.t
+            actions[row], _, _, done = env.step(-1)
+        return {"actions": actions, "end": env.t, "remaining": env.cluster.describe()}
+
+    def stepper(self, starts, window: int):
+        """One First-Fit ``step()`` (the next start row's episode after each end), the returned cluster
+        state summed as a network would read it."""
+        env, order, seen = self.env, list(starts), [0.0]
+        position = [0]
+        self.start(order[0], window)
+
+        def step():
+            _, state, _, done = env.step(-1)
+            seen[0] += state.sum()
+            if done:
+                position[0] = (position[0] + 1) % len(order)
+                self.start(order[position[0]], window)
+
+        return step

@@ -276,11 +276,12 @@ ITEMS: list[Item] = [
     ),
     Item(
         id="bench_env",
-        paper="environment steps/s beside the reference simulators (DeepRM, sched-rl-gym), same jobs, one run",
-        steps=(Step("jaxsched.bench env --sizes 10,20,50 --loads 1.3,0.7 --out {out}/bench_env.json",
-                    quick="--sizes 5 --loads 1.3 --quick"),),
+        paper="environment steps/s beside the reference simulators (DeepRM, sched-rl-gym, VMAgent), same jobs, one run",
+        steps=(Step("jaxsched.bench env --family deeprm,compact,vm --sizes 10,20,50 --loads 1.3,0.7 "
+                    "--pms 20,50,100,200 --out {out}/bench_env.json",
+                    quick="--sizes 5 --loads 1.3 --pms 20 --quick"),),
         outputs=("bench_env.json", "bench_env.md", "bench_env_scaling.png"),
-        wall_s=900, estimate=True,
+        wall_s=1320, estimate=True,
         headline="DeepRM image, batch 1024, load 1.3: 4.0x / 2.7x / 1.4x the reference at M = 10 / 20 / 50",
     ),
     Item(

@@ -1,18 +1,25 @@
 """``python -m jaxsched.bench env``: the reference DeepRM simulator and jaxsched on the same jobsets,
-SJF schedules checked job for job before anything is timed, the image really consumed.
+SJF schedules checked job for job before anything is timed, the image really consumed; the compact
+state's Python SJF; VMAgent and jaxsched placing every VM alike under First-Fit.
 
 Needs ``../shared/reference`` (the reference simulators); skipped with a message where it is absent.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
+import jax
 import numpy as np
 import pytest
 
 from jaxsched import bench
-from jaxsched.bench_reference import DEFAULT_REFERENCE, DeepRMReference
+from jaxsched.bench_reference import (DEFAULT_REFERENCE, DeepRMReference, VmReference, load_vmagent,
+                                      write_vmagent_events)
+from jaxsched.core.rollout import make_evaluator
+from jaxsched.datasets import resolve_path
+from jaxsched.envs.vm.episodes import draw_starts
 from jaxsched.registry import build
 
 pytestmark = pytest.mark.skipif(not (DEFAULT_REFERENCE / "deeprm").is_dir(),
@@ -75,11 +82,12 @@ def test_quick_bench_writes_every_row_and_image_and_blind_figures_differ(tmp_pat
 
 
 def test_a_missing_reference_skips_its_rows_with_a_message(tmp_path, capsys):
-    rows = bench.bench_env(["deeprm", "compact"], tmp_path, [M], [LOAD], BATCH, 2, 2, 1, 0.01, 1, 0, None)
+    rows = bench.bench_env(["deeprm", "compact", "vm"], tmp_path, [M], [LOAD], BATCH, 2, 2, 1, 0.01, 1, 0, None,
+                           pms=[PMS])
     assert rows == []
     printed = capsys.readouterr().out
-    assert "deeprm: rows skipped, reference not available" in printed
-    assert "compact: rows skipped, reference not available" in printed
+    for family in ("deeprm", "compact", "vm"):
+        assert f"{family}: rows skipped, reference not available" in printed
 
 
 def test_bad_family_is_a_one_line_error(capsys):
@@ -87,3 +95,53 @@ def test_bad_family_is_a_one_line_error(capsys):
         bench.main(["env", "--family", "nope"])
     assert exit_.value.code == 2
     assert "--family must be" in capsys.readouterr().err
+
+
+def test_the_compact_python_sjf_reads_the_jitted_sjfs_decisions_from_the_compact_state():
+    """The compact one-step-per-Python-call row's SJF, read from the adapter's flat compact state, plays
+    episodes as long as jaxsched's jitted SJF on the same jobsets; a policy that only moves on does not."""
+    variant = build("bracis-1", num_res=2)
+    params = variant.sample_params(jax.random.PRNGKey(0), 2)
+    expected = make_evaluator(variant.env, variant.heuristic("sjf"))(params, jax.random.PRNGKey(0)).state.time
+    adapter = bench.AdapterTimer("bracis-1", params, dict(num_res=2), policy=bench.sjf_from_compact)
+    assert adapter.episode_decisions(2) == np.asarray(expected).reshape(-1).tolist()
+    idle = bench.AdapterTimer("bracis-1", params, dict(num_res=2), policy=lambda obs, env: env.num_slots)
+    assert idle.episode_decisions(2) != adapter.episode_decisions(2)
+
+
+# ---------------------------------------------------------------------------------------------- VM
+PMS, VM_ROWS = 3, 300  # at 3 PMs the first window ends on a create that fits nowhere, the second runs out
+HUAWEI = resolve_path(bench.VM_TRACE)
+vm_needs = pytest.mark.skipif(
+    not (DEFAULT_REFERENCE / "vmagent").is_dir() or importlib.util.find_spec("pandas") is None
+    or not HUAWEI.exists(),
+    reason=f"needs {DEFAULT_REFERENCE}/vmagent, pandas and the Huawei trace {HUAWEI}")
+
+
+@vm_needs
+def test_first_fit_places_every_vm_alike_in_vmagent_and_a_shifted_window_is_refused(tmp_path):
+    variant = build("vm-huawei", trace=str(HUAWEI), num_pms=PMS, window=VM_ROWS)
+    starts = np.asarray(draw_starts(jax.random.PRNGKey(0), variant, 2))
+    params = variant.params_at_starts(starts)
+    used = int(starts.max()) + VM_ROWS
+    write_vmagent_events(variant.trace, used, tmp_path / "events.csv")
+    p = variant.params
+    reference = VmReference(load_vmagent(DEFAULT_REFERENCE / "vmagent"), PMS, tmp_path / "events.csv",
+                            p.numa_cpu, p.numa_mem, p.double_mem_above)
+    bench.check_vmagent_rows(reference, variant.trace, used)
+    decisions = bench.check_vm_placements(reference, variant, params, starts, VM_ROWS)
+    assert len(decisions) == 2 and min(decisions) > 50
+    with pytest.raises(SystemExit, match="First-Fit placements differ"):
+        bench.check_vm_placements(reference, variant, params, starts + 1, VM_ROWS)
+
+
+@vm_needs
+def test_vm_rows_carry_every_field_and_the_ratio_of_medians(capsys):
+    rows = bench.bench_vm_env(DEFAULT_REFERENCE / "vmagent", [PMS], 2, 5, 5, 1, 0.01, 1, 0, VM_ROWS)
+    assert [r["workload"] for r in rows] == [w.format(batch=2) for w in bench.VM_WORKLOADS]
+    for row in rows:
+        assert (row["family"], row["size_name"], row["size"]) == ("vm", "PMs", PMS)
+        for side in ("reference", "jaxsched"):
+            assert set(row[side]) == {"min", "median", "max", "runs"} and row[side]["median"] > 0
+        assert row["ratio"] == pytest.approx(row["jaxsched"]["median"] / row["reference"]["median"])
+    assert f"N={PMS}: First-Fit placements equal on 1 windows" in capsys.readouterr().out
