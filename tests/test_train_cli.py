@@ -2,6 +2,7 @@
 
 import csv
 import json
+import time
 
 import numpy as np
 import pytest
@@ -165,6 +166,7 @@ def test_behaviour_cloning_is_recorded_per_seed_with_its_wall_clock(monkeypatch)
 
     def fake_cloning(variant, bc, key):
         calls.append(bc.num_jobsets)
+        time.sleep(0.02)  # the record keeps 10 ms: an instant stand-in would read 0.0 s
         return SimpleNamespace(params=experiment.init_fn(key).params, best_val_acc=0.75 + 0.1 * len(calls),
                                best_epoch=len(calls), num_train=30, num_val=8)
 
