@@ -281,8 +281,8 @@ ITEMS: list[Item] = [
                     "--pms 20,50,100,200 --out {out}/bench_env.json",
                     quick="--sizes 5 --loads 1.3 --pms 20 --quick"),),
         outputs=("bench_env.json", "bench_env.md", "bench_env_scaling.png"),
-        wall_s=1320, estimate=True,
-        headline="DeepRM image, batch 1024, load 1.3: 4.0x / 2.7x / 1.4x the reference at M = 10 / 20 / 50",
+        wall_s=716,
+        headline="DeepRM image, batch 1024, load 1.3: 17.9x / 12.7x / 6.9x the reference at M = 10 / 20 / 50",
     ),
     Item(
         id="bench_train",
@@ -290,8 +290,8 @@ ITEMS: list[Item] = [
         steps=(Step("jaxsched.bench train --devices 1core,1,auto --out {out}/bench_train.json",
                     quick="--devices 1 --repeats 1 --config configs/quickstart.yaml"),),
         outputs=("bench_train.json",),
-        wall_s=300, estimate=True,
-        headline="REINFORCE 20 x 10, 2 seeds: 3.31 s -> 2.27 s per iteration (1.45x)",
+        wall_s=223,
+        headline="REINFORCE 20 x 10, 2 seeds: 1.22 s -> 0.68 s per iteration (1.80x); paper size 4.24 s -> 3.77 s (1.12x)",
     ),
     Item(
         id="bench_train_cnn_cpu",
