@@ -428,20 +428,21 @@ def plot_env_scaling(rows: list[dict], path: Path) -> None:
                 if len({r["size"] for r in rows if r["family"] == f}) > 1]
     if not families:
         return
-    fig, axes = plt.subplots(1, len(families), figsize=(7 * len(families), 4.5), squeeze=False)
+    fig, axes = plt.subplots(1, len(families), figsize=(7 * len(families), 6.5), squeeze=False)
     for ax, family in zip(axes[0], families):
         mine = [r for r in rows if r["family"] == family]
         for (workload, load) in dict.fromkeys((r["workload"], r["load"]) for r in mine):
             line = sorted((r for r in mine if (r["workload"], r["load"]) == (workload, load)), key=lambda r: r["size"])
             sizes = [r["size"] for r in line]
-            drawn = ax.plot(sizes, [r["jaxsched"]["median"] for r in line], "o-", label=f"jaxsched {workload}, load {load}")
+            at_load = "" if load in (None, "-") else f", load {load}"
+            drawn = ax.plot(sizes, [r["jaxsched"]["median"] for r in line], "o-", label=f"jaxsched {workload}{at_load}")
             ax.plot(sizes, [r["reference"]["median"] for r in line], "s--", color=drawn[0].get_color(),
-                    label=f"reference {workload}, load {load}")
+                    label=f"reference {workload}{at_load}")
         ax.set_yscale("log")
         ax.set_xlabel(mine[0]["size_name"])
         ax.set_ylabel("steps/s (median)")
         ax.set_title(f"{family}: jaxsched (solid) vs reference (dashed)")
-        ax.legend(fontsize=6)
+        ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)  # below: hides no line
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

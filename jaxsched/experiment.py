@@ -384,7 +384,10 @@ def _train_chunks(experiment: Experiment, states, start: int, checkpointer: Chec
             bar.update(length)
             postfix = {"ret": f"{np.mean(metrics['mean_return'][-1]):.2f}", "steps_s": f"{steps_per_s:,.0f}"}
             if "mean_slowdown" in metrics:
-                postfix["slowdown"] = f"{np.nanmean(metrics['mean_slowdown'][-1]):.3f}"
+                slowdowns = np.asarray(metrics["mean_slowdown"][-1], float)
+                # NaN for a seed none of whose rollouts finished in this iteration (short quick runs)
+                postfix["slowdown"] = (f"{np.nanmean(slowdowns):.3f}" if np.isfinite(slowdowns).any()
+                                       else "none finished")
             bar.set_postfix(postfix)
             overdue = config.checkpoint_minutes > 0 and primary_decides(
                 time.monotonic() - last_save >= 60 * config.checkpoint_minutes)

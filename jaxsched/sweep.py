@@ -123,7 +123,7 @@ def run_cell(config: TrainConfig, run_dir: Path, log=print) -> str:
         checkpointer.close()
         if step is not None:
             train(config, run_dir, resume=True, log=log)
-            return f"resumed from iteration {step}"
+            return f"resumed (newest checkpoint: iteration {step}; a damaged one is skipped for the newest intact)"
         for partial in ("config.json", "metrics.csv", "behaviour_cloning.json"):  # killed before its first
             (run_dir / partial).unlink(missing_ok=True)  # checkpoint: nothing to keep
         shutil.rmtree(run_dir / "checkpoints", ignore_errors=True)

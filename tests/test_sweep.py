@@ -79,7 +79,7 @@ def test_a_killed_cell_resumes_from_its_checkpoint(swept, capsys):
     before = (out / "summary.csv").read_bytes()
     capsys.readouterr()
     assert main(argv) == 0
-    assert "resumed from iteration 2" in capsys.readouterr().out
+    assert "resumed (newest checkpoint: iteration 2;" in capsys.readouterr().out
     assert (out / "summary.csv").read_bytes() == before
 
 
