@@ -470,6 +470,8 @@ def bench_env(families, folder: Path, sizes, loads, batch: int, steps: int, sing
                                      seed, vm_window)
         except ReferenceMissing as missing:
             print(f"{family}: rows skipped, reference not available ({missing})", flush=True)
+        except DatasetError as missing:  # the vm family's Huawei trace: the other families still run
+            print(f"{family}: rows skipped, {missing}", flush=True)
     for line in env_summary(rows):
         print(line)
     if out is not None and rows:
