@@ -110,6 +110,21 @@ HEURISTICS: dict[str, Policy] = {"sjf": sjf, "packer": packer, "tetris": tetris,
                                  "fcfs": fcfs, "easy": easy_backfilling}
 
 
+def sjf_ties(obs, action: jax.Array) -> jax.Array:
+    """bool[M + 1]: the actions SJF rates as good as ``action`` (every eligible slot whose job is as
+    short as the chosen one; just "move on" when SJF moves on). SJF's label among them is only its
+    lowest-slot tie-break, so a clone is judged correct on any of them."""
+    num_slots = obs.fits_now.shape[-1]
+    score = jnp.where(obs.fits_now, _sjf_score(obs), 0.0)
+    chosen = score[jnp.minimum(action, num_slots - 1)]
+    slots = (score == chosen) & (score > 0) & (action < num_slots)
+    return jnp.concatenate([slots, (action >= num_slots)[None]])
+
+
+# Per heuristic, the actions it rates as good as its choice (behaviour cloning's tie-aware accuracy).
+TIES: dict[str, Callable] = {"sjf": sjf_ties}
+
+
 def make_heuristic(name: str) -> Policy:
     """A heuristic by name; ``tetris`` takes a knob as ``tetris:0.3`` (default 0.5)."""
     base, _, arg = name.partition(":")

@@ -181,9 +181,12 @@ class Experiment:
                 jax.block_until_ready(result.params)
                 wall_s = time.perf_counter() - t0
                 log(f"seed {seed}: behaviour cloning best validation accuracy {result.best_val_acc:.3f} "
-                    f"at epoch {result.best_epoch} ({result.num_train} train / {result.num_val} val decisions, "
-                    f"{wall_s:.0f} s)")
+                    f"({result.best_val_acc_ties:.3f} up to the teacher's ties, which {result.val_tie_fraction:.0%} "
+                    f"of decisions have) at epoch {result.best_epoch} ({result.num_train} train / "
+                    f"{result.num_val} val decisions, {wall_s:.0f} s)")
                 cloning.append({"seed": seed, "best_val_acc": float(result.best_val_acc),
+                                "best_val_acc_ties": float(result.best_val_acc_ties),
+                                "val_tie_fraction": float(result.val_tie_fraction),
                                 "best_epoch": int(result.best_epoch), "train_decisions": int(result.num_train),
                                 "val_decisions": int(result.num_val), "wall_s": round(wall_s, 2)})
                 initial = result.params

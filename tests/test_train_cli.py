@@ -168,6 +168,7 @@ def test_behaviour_cloning_is_recorded_per_seed_with_its_wall_clock(monkeypatch)
         calls.append(bc.num_jobsets)
         time.sleep(0.02)  # the record keeps 10 ms: an instant stand-in would read 0.0 s
         return SimpleNamespace(params=experiment.init_fn(key).params, best_val_acc=0.75 + 0.1 * len(calls),
+                               best_val_acc_ties=0.8 + 0.1 * len(calls), val_tie_fraction=0.25,
                                best_epoch=len(calls), num_train=30, num_val=8)
 
     monkeypatch.setattr(experiment_mod, "train_behaviour_cloning", fake_cloning)
@@ -175,6 +176,8 @@ def test_behaviour_cloning_is_recorded_per_seed_with_its_wall_clock(monkeypatch)
     assert calls == [4, 4]
     assert [(c["seed"], c["best_epoch"], c["train_decisions"]) for c in cloning] == [(0, 1, 30), (1, 2, 30)]
     assert [round(c["best_val_acc"], 2) for c in cloning] == [0.85, 0.95]
+    assert [round(c["best_val_acc_ties"], 2) for c in cloning] == [0.9, 1.0]
+    assert all(c["val_tie_fraction"] == 0.25 for c in cloning)
     assert all(c["wall_s"] > 0 for c in cloning)
     assert int(states.iteration[0]) == 0
 

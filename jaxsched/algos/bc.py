@@ -5,7 +5,9 @@ the policy network by cross-entropy on the masked softmax plus an L2 penalty on 
 (the reference's 1e-3, Lasagne-style: sum of squares, biases excluded). The jobsets are split into
 training and validation sets (by jobset, so no episode leaks into both), training runs in shuffled
 minibatches, and stops when validation accuracy has not improved for ``patience`` epochs; the params
-of the best validation epoch are returned. The default optimiser is Adam (lr 1e-3): it needs fewer
+of the best validation epoch are returned. Accuracy is also counted up to the teacher's ties (the
+variant's ``heuristic_ties``: SJF's equally short eligible jobs, whose label is only its lowest-slot
+tie-break), and the best epoch is chosen on that count. The default optimiser is Adam (lr 1e-3): it needs fewer
 epochs than the reference's RMSProp for this supervised problem; ``optimiser="rmsprop"`` uses the
 reference's RMSProp.
 
@@ -68,6 +70,7 @@ class Demonstrations:
     action_mask: jax.Array  # bool[n, A]
     action: jax.Array  # int32[n] the labeller's choice (an invalid one relabelled as move-on)
     jobset: jax.Array  # int32[n] which jobset the decision came from
+    equivalent: jax.Array  # bool[n, A] actions the labeller rates as good as its label (the label included)
 
 
 @dataclasses.dataclass
@@ -78,22 +81,41 @@ class BCResult:
     best_val_acc: float
     num_train: int  # decisions in the training split
     num_val: int
+    best_val_acc_ties: float = float("nan")  # the best epoch's validation accuracy up to the teacher's ties
+    val_tie_fraction: float = 0.0  # share of validation decisions where the teacher had tied choices
 
 
 def collect_demonstrations(env, batched_params, key: jax.Array, episode_len: int,
-                           labeller: Callable) -> Demonstrations:
+                           labeller: Callable, ties: Callable | None = None,
+                           chunk: int = 250) -> Demonstrations:
     """One labeller episode per instance (jobset), every visited decision kept (valid ones only).
 
     An action outside the mask is what the env treats as "move on", so it is recorded as M.
+    ``ties(obs, action) -> bool[A]`` marks the actions the labeller rates as good as its choice
+    (SJF's equally short jobs); without it only the label counts. Episodes run ``chunk`` jobsets at
+    a time (each chunk's key folded from ``key``), so memory holds one chunk's padded trajectories.
     """
-    traj = jax.jit(lambda p, k: collect_batch(env, p, labeller, k, 1, episode_len))(batched_params, key)
-    valid = np.asarray(traj.valid)  # [L, J, 1]
-    flat = lambda x: np.asarray(x)[valid]  # kept decisions, time-major
-    mask, action = flat(traj.action_mask), flat(traj.action)
-    action = np.where(mask[np.arange(action.size), action], action, mask.shape[-1] - 1).astype(np.int32)
-    jobset = np.broadcast_to(np.arange(valid.shape[1], dtype=np.int32)[None, :, None], valid.shape)[valid]
-    return Demonstrations(features=jnp.asarray(flat(traj.features)), action_mask=jnp.asarray(mask),
-                          action=jnp.asarray(action), jobset=jnp.asarray(jobset))
+    run = jax.jit(lambda p, k: collect_batch(env, p, labeller, k, 1, episode_len, ties))
+    total = num_instances(batched_params)
+    parts = []
+    for index, start in enumerate(range(0, total, chunk)):
+        part = jax.tree.map(lambda x: x[start:start + chunk], batched_params)
+        traj = run(part, key if total <= chunk else jax.random.fold_in(key, index))
+        valid = np.asarray(traj.valid)  # [L, J, 1]
+        flat = lambda x: np.asarray(x)[valid]  # kept decisions, time-major
+        mask, action = flat(traj.action_mask), flat(traj.action)
+        action = np.where(mask[np.arange(action.size), action], action, mask.shape[-1] - 1).astype(np.int32)
+        jobset = np.broadcast_to(np.arange(start, start + valid.shape[1], dtype=np.int32)[None, :, None],
+                                 valid.shape)[valid]
+        equivalent = np.eye(mask.shape[-1], dtype=bool)[action]
+        if ties is not None:
+            equivalent |= flat(traj.extra).astype(bool) & mask
+        parts.append([flat(traj.features), mask, action, jobset, equivalent])
+        del traj
+    fields = []
+    while parts[0]:  # field by field, each chunk's copy freed as soon as it is joined
+        fields.append(jnp.asarray(np.concatenate([part.pop(0) for part in parts])))
+    return Demonstrations(*fields)
 
 
 def l2_penalty(params) -> jax.Array:
@@ -119,8 +141,9 @@ def train_behaviour_cloning(variant: Variant, config: BCConfig, key: jax.Array,
     if batched_params is None:
         batched_params = variant.sample_params(data_key, config.num_jobsets)
     num_jobsets = num_instances(batched_params)
+    ties = getattr(variant, "heuristic_ties", lambda name: None)(config.teacher)
     demos = collect_demonstrations(env, batched_params, data_key, config.episode_len,
-                                   variant.heuristic(config.teacher))
+                                   variant.heuristic(config.teacher), ties)
     num_val_jobsets = min(max(int(round(num_jobsets * config.val_fraction)), 1), num_jobsets - 1)
     is_val = np.asarray(demos.jobset) >= num_jobsets - num_val_jobsets
     train = jax.tree.map(lambda x: x[~is_val], demos)
@@ -174,19 +197,24 @@ def train_behaviour_cloning(variant: Variant, config: BCConfig, key: jax.Array,
 
     @jax.jit
     def accuracy(params, data: Demonstrations):
+        """Accuracy on the label, and up to the teacher's ties (the argmax is one of its equals)."""
         logits = apply_batched(network, params, data.features, 1)
-        return jnp.mean(cross_entropy(logits, data.action_mask, data.action)[1])
+        _, correct = cross_entropy(logits, data.action_mask, data.action)
+        chosen = jnp.argmax(masked_logits(logits, data.action_mask), axis=-1)
+        return jnp.mean(correct), jnp.mean(jnp.take_along_axis(data.equivalent, chosen[:, None], axis=-1))
 
-    best_params, best_acc, best_epoch, history = params, -1.0, 0, []
+    # the best epoch is chosen on the tie-aware accuracy (the plain one where the teacher has no ties)
+    best_params, best, best_epoch, history = params, (-1.0, -1.0), 0, []
     for epoch in range(1, config.max_epochs + 1):
         train_key, epoch_key = jax.random.split(train_key)
         params, opt_state, train_loss, train_acc = train_epoch(params, opt_state, epoch_key, train)
-        val_acc = float(accuracy(params, val))
+        val_acc, val_acc_ties = (float(x) for x in accuracy(params, val))
         history.append({"epoch": epoch, "train_loss": float(train_loss), "train_acc": float(train_acc),
-                        "val_acc": val_acc})
-        if val_acc > best_acc:
-            best_params, best_acc, best_epoch = params, val_acc, epoch
+                        "val_acc": val_acc, "val_acc_ties": val_acc_ties})
+        if val_acc_ties > best[1]:
+            best_params, best, best_epoch = params, (val_acc, val_acc_ties), epoch
         elif epoch - best_epoch >= config.patience:
             break
-    return BCResult(params=best_params, history=history, best_epoch=best_epoch, best_val_acc=best_acc,
-                    num_train=num_train, num_val=num_val)
+    tie_fraction = float(jnp.mean(jnp.sum(val.equivalent, axis=-1) > 1))
+    return BCResult(params=best_params, history=history, best_epoch=best_epoch, best_val_acc=best[0],
+                    num_train=num_train, num_val=num_val, best_val_acc_ties=best[1], val_tie_fraction=tie_fraction)

@@ -15,7 +15,7 @@ from pathlib import Path
 import jax
 import numpy as np
 
-from jaxsched.baselines.deeprm import make_heuristic
+from jaxsched.baselines.deeprm import TIES, make_heuristic
 from jaxsched.core.plotting import learning_curve
 from jaxsched.core.rollout import make_evaluator
 from jaxsched.core.runs import per_iteration_means
@@ -105,6 +105,11 @@ class DeepRMVariant:
 
     def heuristic(self, name: str):
         return make_heuristic(name)
+
+    def heuristic_ties(self, name: str):
+        """``ties(obs, action) -> bool[A]``, the actions heuristic ``name`` rates as good as ``action``;
+        None when unknown (behaviour cloning then counts only the label as correct)."""
+        return TIES.get(name)
 
     def check_baselines(self, names) -> None:
         for name in names:
