@@ -6,6 +6,7 @@ import warnings
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -68,8 +69,6 @@ def learning_curves_with_spread(series: dict[str, tuple], hlines: dict[str, floa
                                 ylabel: str, title: str = "") -> None:
     """One line per run: ``{name: (x [n], y [seeds, n])}``, the mean over seeds with a min-max band
     (NaN-aware: iterations in which no episode ended are skipped), and horizontal reference levels."""
-    import numpy as np
-
     fig, ax = plt.subplots(figsize=(6.5, 4))
     for i, (name, (x, y)) in enumerate(series.items()):
         y = np.asarray(y, float)
@@ -85,8 +84,6 @@ def learning_curves_with_spread(series: dict[str, tuple], hlines: dict[str, floa
 def curves_with_bands(series: dict[str, tuple], path: Path, xlabel: str, ylabel: str, title: str = "") -> None:
     """One line per run: ``{name: (x, centre, low, high)}`` with its band (e.g. an IQM over seeds and
     its bootstrap confidence interval); points without a value are skipped."""
-    import numpy as np
-
     fig, ax = plt.subplots(figsize=(6.5, 4))
     for i, (name, (x, centre, low, high)) in enumerate(series.items()):
         seen = np.isfinite(centre)
@@ -95,11 +92,9 @@ def curves_with_bands(series: dict[str, tuple], path: Path, xlabel: str, ylabel:
     _save(fig, ax, path, xlabel, ylabel, title)
 
 
-def performance_profiles(scores: dict[str, "np.ndarray"], path: Path, metric: str, higher_is_better: bool) -> None:
+def performance_profiles(scores: dict[str, np.ndarray], path: Path, metric: str, higher_is_better: bool) -> None:
     """Run-score distributions (Agarwal et al. 2021): for each threshold, the fraction of runs (seeds)
     doing better than it, one step line per configuration."""
-    import numpy as np
-
     fig, ax = plt.subplots(figsize=(6.5, 4))
     values = np.concatenate([np.asarray(v, float) for v in scores.values()])
     values = values[np.isfinite(values)]
@@ -121,8 +116,6 @@ HEURISTIC_MARKERS = ("s", "^", "D", "v", "P", "X")
 
 def moving_average(y, window: int):
     """The trailing mean of the last ``window`` finite values at each point (NaN until one is seen)."""
-    import numpy as np
-
     y = np.asarray(y, float)
     finite = np.isfinite(y)
     sums = np.cumsum(np.where(finite, y, 0.0))
@@ -139,8 +132,6 @@ def run_learning_curve(path: Path, training: tuple, held_out: tuple | None, metr
     ``held_out``: ``(iterations [m], values [seeds, m], {heuristic: value}, description)``, each seed's
     policy on the held-out instances (the mean over seeds, bars min-max over seeds) and the heuristics
     on the same instances (one line style and marker each, so that equal levels stay apart)."""
-    import numpy as np
-
     iterations, values = np.asarray(training[0]), np.asarray(training[1], float)
     seeds = values.shape[0]
     window = window or max(1, len(iterations) // 20)
