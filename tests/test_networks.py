@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from jaxsched.envs.deeprm.env import Observation
-from jaxsched.core.networks import (DeepRM2CNN, DeepRMPolicy, ValueNetwork, apply_batched, count_params,
-                               init_network, make_network, make_policy_fn, masked_entropy,
-                               masked_log_probs, masked_logits)
+from jaxsched.core.networks import (DeepRM2CNN, DeepRMPolicy, ImageLayout, SlotScorer, ValueNetwork, apply_batched,
+                                    count_params, init_network, make_network, make_policy_fn, masked_entropy,
+                                    masked_log_probs, masked_logits)
 from jaxsched.registry import build
 
 IMAGE = (20, 224)  # M = 10 DeepRM image
@@ -64,6 +64,49 @@ def test_make_network_by_name():
     assert isinstance(make_network("cnn", 4), DeepRM2CNN)
     with pytest.raises(ValueError, match="unknown network"):
         make_network("transformer", 4)
+    with pytest.raises(ValueError, match="no image observation"):
+        make_network("slots", 4)
+
+
+def _permute_slots(image, layout: ImageLayout, order):
+    """The image with slot ``order[i]``'s block (every resource) moved to slot ``i``."""
+    block = layout.capacity + layout.num_slots * layout.slot_columns
+    out = np.array(image)
+    for r in range(layout.num_res):
+        for new, old in enumerate(order):
+            start = r * block + layout.capacity
+            out[:, start + new * layout.slot_columns:start + (new + 1) * layout.slot_columns] = \
+                image[:, start + old * layout.slot_columns:start + (old + 1) * layout.slot_columns]
+    return out
+
+
+def test_slot_scorer_is_equivariant_to_slot_order_and_shares_its_weights():
+    """Reordering the jobs reorders their logits and leaves the void action's; one scorer serves
+    every slot, so the parameter count does not grow with the number of slots."""
+    variant = build("deeprm", num_slots=4, horizon=8, max_job_len=6, capacity=5, max_job_size=4,
+                    backlog_size=8, simu_len=10)
+    env = variant.env
+    layout = ImageLayout.of(env)
+    assert layout == ImageLayout(env.num_res, env.capacity, 4, env.slot_columns)
+    network = make_network("slots", env.num_actions, layout=layout)
+    assert isinstance(network, SlotScorer)
+    params = init_network(network, jax.random.PRNGKey(0), env.feature_shape())
+    # Big random weights in the output layers, so that the logits differ between jobs.
+    params = jax.tree.map(lambda x: jax.random.normal(jax.random.PRNGKey(1), x.shape), params)
+    image = np.asarray(jax.random.bernoulli(jax.random.PRNGKey(2), 0.4, env.feature_shape()), np.float32)
+    order = [2, 0, 3, 1]
+    logits = np.asarray(network.apply(params, image))
+    moved = np.asarray(network.apply(params, _permute_slots(image, layout, order)))
+    assert logits.shape == (5,) and len(set(np.round(logits[:4], 4))) == 4
+    np.testing.assert_allclose(moved[:4], logits[order], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(moved[4], logits[4], rtol=1e-5, atol=1e-5)
+    wider = build("deeprm", num_slots=7, horizon=8, max_job_len=6, capacity=5, max_job_size=4,
+                  backlog_size=8, simu_len=10).env
+    wider_params = init_network(make_network("slots", wider.num_actions, layout=ImageLayout.of(wider)),
+                                jax.random.PRNGKey(0), wider.feature_shape())
+    assert count_params(wider_params) == count_params(params)
+    compact = build("deeprm", observation="compact").env
+    assert ImageLayout.of(compact) is None
 
 
 def test_masked_softmax_gives_masked_actions_zero_probability_and_finite_values():

@@ -36,8 +36,8 @@ import jax.numpy as jnp
 import optax
 from flax import struct
 
-from jaxsched.core.networks import (NETWORKS, ValueNetwork, apply_batched, init_network, make_network,
-                                    make_policy_fn, masked_entropy, masked_log_probs)
+from jaxsched.core.networks import (NETWORKS, ImageLayout, ValueNetwork, apply_batched, init_network,
+                                    make_network, make_policy_fn, masked_entropy, masked_log_probs)
 from jaxsched.core.devices import mean_over_instances, shard_batch
 from jaxsched.core.rollout import Trajectory, collect_batch
 from jaxsched.core.variant import Variant
@@ -59,8 +59,8 @@ class ReinforceConfig:
     eps: float = 1e-9  # RMSProp epsilon, inside the square root
     baseline: str = "time"  # "time" | "time_padded" | "value"
     entropy_coef: float = 0.0
-    network: str = "mlp"  # "mlp" (DeepRM) | "cnn" (DeepRM2)
-    hidden: int | None = None  # policy hidden width; None: the network's paper default (20 / 72)
+    network: str = "mlp"  # "mlp" (DeepRM) | "cnn" (DeepRM2) | "slots" (one scorer shared by the job slots)
+    hidden: int | None = None  # policy hidden width; None: the network's default (20 / 72 / 32)
     value_hidden: int = 32
     value_lr: float = 1e-3
     resample_jobsets: bool = True  # False: every iteration uses the fixed jobsets given to make_train
@@ -187,7 +187,7 @@ def make_train(variant: Variant, config: ReinforceConfig, data_key: jax.Array) -
     """
     env = variant.env
     fixed = None if config.resample_jobsets else variant.sample_params(data_key, config.num_jobsets)
-    network = make_network(config.network, env.num_actions, config.hidden)
+    network = make_network(config.network, env.num_actions, config.hidden, ImageLayout.of(env))
     value_network = ValueNetwork(config.value_hidden)
     use_value = config.baseline == "value"
     optimiser = rmsprop(config.lr, config.rho, config.eps)
@@ -274,4 +274,5 @@ def run_iterations(update_fn: Callable, num_iterations: int) -> Callable:
 
 def policy_from(config: ReinforceConfig, env, params, greedy: bool = True) -> Callable:
     """The trained policy with the heuristics' signature, for ``jaxsched.core.rollout.make_evaluator``."""
-    return make_policy_fn(make_network(config.network, env.num_actions, config.hidden), params, greedy)
+    network = make_network(config.network, env.num_actions, config.hidden, ImageLayout.of(env))
+    return make_policy_fn(network, params, greedy)

@@ -8,13 +8,14 @@ A learned policy has the heuristics' signature ``policy(key, obs) -> int32 actio
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
-NETWORKS = ("mlp", "cnn")
+NETWORKS = ("mlp", "cnn", "slots")
 
 _small_normal = nn.initializers.normal(stddev=0.01)  # DeepRM's N(0, 0.01^2): a near-uniform start
 
@@ -57,6 +58,62 @@ class DeepRM2CNN(nn.Module):
         x = nn.avg_pool(x, (2, 2), strides=(2, 2))
         x = jnp.tanh(nn.Dense(self.hidden)(jnp.reshape(x, (-1,))))
         return nn.Dense(self.num_actions, kernel_init=_small_normal, bias_init=nn.initializers.zeros)(x)
+
+
+@dataclass(frozen=True)
+class ImageLayout:
+    """Where the DeepRM image keeps what (:func:`jaxsched.envs.deeprm.observations.build_image_full`):
+    per resource the cluster grid (``capacity`` columns) then ``num_slots`` job blocks
+    (``slot_columns`` each); after the resources, the backlog and clock columns."""
+
+    num_res: int
+    capacity: int
+    num_slots: int
+    slot_columns: int
+
+    @classmethod
+    def of(cls, env) -> "ImageLayout | None":
+        """The layout of ``env``'s image observation; None for envs without one."""
+        if getattr(env, "observation", None) != "image" or not hasattr(env, "slot_columns"):
+            return None
+        return cls(env.num_res, env.capacity, env.num_slots, env.slot_columns)
+
+
+class SlotScorer(nn.Module):
+    """A policy that scores every waiting job with ONE shared network: the job's own cells (its slot
+    block, every resource) beside a summary of the rest of the image (cluster grid, backlog, clock);
+    the void action is scored from the summary alone.
+
+    Why: a rule such as SJF is one function of a job's cells. The MLP must learn it once per slot
+    from whichever slot the teacher happened to pick (DeepRM_Off's clone stalled at ~88% accuracy);
+    here every decision trains the same scorer, and the policy is equivariant to slot order. Logits
+    ``[num_slots + 1]``, the void action last as the env numbers it; the output layers start at
+    N(0, 0.01^2) so the initial policy is near uniform, as DeepRM's."""
+
+    num_actions: int
+    layout: ImageLayout
+    hidden: int = 32
+
+    @nn.compact
+    def __call__(self, features: jax.Array) -> jax.Array:
+        lay = self.layout
+        if features.ndim != 2 or self.num_actions != lay.num_slots + 1:
+            raise ValueError(f"the slot scorer needs the DeepRM image [T, W] and num_slots + 1 actions, got features "
+                             f"{features.shape} and {self.num_actions} actions")
+        x = features.astype(jnp.float32)
+        rows, block = x.shape[0], lay.capacity + lay.num_slots * lay.slot_columns
+        per_resource = x[:, :lay.num_res * block].reshape(rows, lay.num_res, block)
+        jobs = per_resource[:, :, lay.capacity:].reshape(rows, lay.num_res, lay.num_slots, lay.slot_columns)
+        jobs = jnp.transpose(jobs, (2, 0, 1, 3)).reshape(lay.num_slots, -1)  # [M, T d S]
+        summary = jnp.concatenate([per_resource[:, :, :lay.capacity].reshape(-1),
+                                   x[:, lay.num_res * block:].reshape(-1)])
+        context = nn.relu(nn.Dense(self.hidden, name="context")(summary))
+        hidden = nn.relu(nn.Dense(self.hidden, name="job")(jobs)
+                         + nn.Dense(self.hidden, use_bias=False, name="job_context")(context)[None, :])
+        out = dict(kernel_init=_small_normal, bias_init=nn.initializers.zeros)
+        scores = nn.Dense(1, name="job_score", **out)(hidden)[:, 0]
+        void = nn.Dense(1, name="void_score", **out)(context)
+        return jnp.concatenate([scores, void])
 
 
 class ActorCritic(nn.Module):
@@ -109,8 +166,15 @@ class ValueNetwork(nn.Module):
         return nn.Dense(1)(x)[0]
 
 
-def make_network(name: str, num_actions: int, hidden: int | None = None) -> nn.Module:
-    """A policy network by name: "mlp" (DeepRM, hidden 20) or "cnn" (DeepRM2, hidden 72)."""
+def make_network(name: str, num_actions: int, hidden: int | None = None,
+                 layout: ImageLayout | None = None) -> nn.Module:
+    """A policy network by name: "mlp" (DeepRM, hidden 20), "cnn" (DeepRM2, hidden 72) or "slots"
+    (:class:`SlotScorer`, hidden 32; needs the env's image ``layout``, :meth:`ImageLayout.of`)."""
+    if name == "slots":
+        if layout is None:
+            raise ValueError("network 'slots' scores the job blocks of the DeepRM image: this env has no image "
+                             "observation (env_options.observation: image)")
+        return SlotScorer(num_actions, layout, hidden=32 if hidden is None else hidden)
     if name == "mlp":
         return DeepRMPolicy(num_actions, hidden=20 if hidden is None else hidden)
     if name == "cnn":
