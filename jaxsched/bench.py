@@ -1,4 +1,4 @@
-"""Benchmarks: ``python -m jaxsched.bench env|train|vm|grid``.
+"""Benchmarks: ``python -m jaxsched.bench env|train|vm|grid|dispatch``.
 
 ``env [--family deeprm,compact,vm] [--sizes 10,20,50] [--loads 1.3,0.7] [--pms 20,50,100,200] [--reference DIR]
 [--quick]``: the reference simulators of ``../shared/reference`` (``--reference``) and jaxsched in one
@@ -10,6 +10,8 @@ device and on all (paper-size REINFORCE and CVD-RL at 50 PMs by default), each i
 steps per second, the batch split over N XLA:CPU devices, default one per core (see :func:`bench_vm`).
 ``grid [--batches 1,64,1024] [--jobs 500] [--repeats 3] [--out FILE]``: FIFO decisions per second of
 the grid site against the plain-Python heapq simulator on the same windows (see :func:`bench_grid`).
+``dispatch [--sizes 10,20,50]``: where one env step called from Python spends its time (XLA:CPU's thunk
+executor; :mod:`jaxsched.bench_dispatch`).
 
 ``env`` reports steps per second of both simulators, excluding compilation, timed after
 ``block_until_ready``: a step is one SJF (VM: First-Fit) decision plus one transition (episode restarts
@@ -36,6 +38,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxsched import bench_dispatch
 from jaxsched.baselines.deeprm import make_heuristic
 from jaxsched.baselines.vm import best_fit, first_fit
 from jaxsched.bench_reference import (DEFAULT_REFERENCE, CompactReference, DeepRMReference, ReferenceMissing,
@@ -811,6 +814,14 @@ def main(argv=None) -> int:
                       help="JSON file (the .md beside it), or a folder for bench_grid.json/.md")
     grid.add_argument("--cpu-devices", type=int, default=1,
                       help="XLA:CPU devices to split each batch over (default 1: one vmapped call)")
+    dispatch = sub.add_parser("dispatch", help="one env step per Python call, taken apart: XLA:CPU's thunk executor")
+    dispatch.add_argument("--sizes", default="10,20,50", help="DeepRM: the numbers of job slots M")
+    dispatch.add_argument("--calls", type=int, default=2000, help="calls per timed window")
+    dispatch.add_argument("--repeats", type=int, default=3, help="timed windows (the fastest is kept)")
+    dispatch.add_argument("--out", type=Path, default=Path("runs/bench_dispatch.json"))
+    dispatch_worker = sub.add_parser("dispatch-worker", help=argparse.SUPPRESS)
+    for flag, default in (("--sizes", "10,20,50"), ("--calls", 2000), ("--repeats", 3)):
+        dispatch_worker.add_argument(flag, type=type(default), default=default)
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
 
@@ -859,6 +870,15 @@ def main(argv=None) -> int:
         at = next((r for r in rows if r["batch"] == 1024), max(rows, key=lambda r: r["batch"]))
         digits = 1 if at["ratio"] >= 0.95 else 2  # a slow-down shows as 0.xx, not 0.0
         print(f"grid speedup over the Python simulator at batch {at['batch']}: {at['ratio']:.{digits}f}x")
+    if args.what in ("dispatch", "dispatch-worker"):
+        sizes = int_list("--sizes", args.sizes)
+        if min(args.calls, args.repeats, *sizes) < 1:
+            parser.error("--calls, --repeats and every size must be >= 1")
+        if args.what == "dispatch-worker":
+            print("RESULT " + json.dumps(bench_dispatch.measure(sizes, args.calls, args.repeats)))
+        else:
+            print(f"hardware: {_hardware()}; load average {os.getloadavg()[0]:.2f}")
+            bench_dispatch.bench_dispatch(sizes, args.calls, args.repeats, args.out)
     if args.what == "env":
         families = [f.strip() for f in args.family.split(",") if f.strip()]
         if not families or any(f not in ENV_FAMILIES for f in families):
