@@ -34,6 +34,7 @@ CASES = [
     ("jaxsched.train", ["--config", QUICKSTART, "--num-processes", "2"]),
     ("jaxsched.train", ["--bogus"]),
     ("jaxsched.train", ["--from-step", "x"]),
+    ("jaxsched.train", ["env=vm-synthetic", "algo=dqn", "env_options={held_out_from: 10}"]),
     # evaluate
     ("jaxsched.evaluate", ["--env", "nope"]),
     ("jaxsched.evaluate", ["--jobsets", "-1"]),
@@ -116,6 +117,7 @@ CASES = [
     ("jaxsched.studies.vm_table", ["--env", "nope"]),
     ("jaxsched.studies.vm_table", ["--policies", "nope"]),
     ("jaxsched.studies.vm_table", ["--option", "nope=1"]),
+    ("jaxsched.studies.vm_table", ["--env", "vm-synthetic", "--option", "held_out_from=99999"]),
     ("jaxsched.studies.vm_table", ["--checkpoint", "nope"]),
     ("jaxsched.studies.withholding", []),
     ("jaxsched.studies.withholding", ["--checkpoint", "nope"]),

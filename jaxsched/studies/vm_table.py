@@ -39,7 +39,7 @@ def heuristics_table(env_name: str, num_pms_list, warm_starts, num_starts: int, 
                             **({} if window is None else {"window": window}))
         variant = build(env_name, **options_here)
         variant.check_baselines(policies)
-        starts = draw_starts(jax.random.PRNGKey(seed), variant, num_starts)
+        starts = draw_starts(jax.random.PRNGKey(seed), variant, num_starts, held_out=True)
         chosen = {p: variant.heuristic(p) for p in policies} | (trained(variant.env) if trained else {})
         tables = evaluate_policies(variant, chosen, starts, jax.random.PRNGKey(seed + 1))
         for name, table in tables.items():
