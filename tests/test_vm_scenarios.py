@@ -164,6 +164,32 @@ def test_request_mix_from_a_trace_and_heuristic_policy():
     assert np.all(tables["room_fit"]["scheduled_length"] > 0)
 
 
+def test_time_averaged_allocation_is_the_mean_over_the_agents_placements():
+    variant = build("vm-frag", num_pms=3, start_high=600, warm_start=0.3)
+    env, policy = variant.env, heuristic_policy("room_fit", variant)
+    starts = draw_starts(jax.random.PRNGKey(2), variant, 2)
+    table = evaluate_policies(variant, {"room_fit": policy}, starts, jax.random.PRNGKey(1))["room_fit"]
+    step = jax.jit(lambda state, obs, params: env.step_env(None, state, policy(None, obs), params))
+    for i, start in enumerate(np.asarray(starts)):  # the reference: a Python loop over one episode
+        params = params_at(variant, int(start))
+        obs, state = env.reset_env(None, params)
+        rates, done = [], False
+        while not done:
+            obs, state, _, done, info = step(state, obs, params)
+            if bool(info["placed"]):
+                rates.append(float(info["cpu_allocation"]))
+        assert len(rates) == table["scheduled_length"][i] > 10
+        assert table["cpu_allocation_mean"][i] == pytest.approx(np.mean(rates), abs=1e-5)
+        assert table["cpu_allocation"][i] == pytest.approx(rates[-1], abs=1e-6)  # the end-of-episode value
+        assert table["cpu_allocation_mean"][i] < table["cpu_allocation"][i]  # the cluster fills over time
+
+
+def test_time_averaged_allocation_of_an_episode_without_placements_is_its_start():
+    from jaxsched.envs.vm.env import mean_cpu_allocation
+    assert float(mean_cpu_allocation(jnp.float32(0.0), jnp.int32(0), jnp.float32(0.4))) == pytest.approx(0.4)
+    assert float(mean_cpu_allocation(jnp.float32(1.5), jnp.int32(3), jnp.float32(0.9))) == pytest.approx(0.5)
+
+
 # ---------------------------------------------------------------------- variants and start points
 def test_synthetic_variant_pool_and_evaluation():
     variant = build("vm-synthetic", window=300, warm_start=0.5)

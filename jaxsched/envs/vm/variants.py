@@ -148,7 +148,7 @@ class VmVariant:
 
     def describe(self, stats: dict) -> str:
         return (f"scheduled length {stats['scheduled_length']:8.1f} ± {stats['scheduled_length_std']:6.1f}  "
-                f"cpu allocation {stats['cpu_allocation']:.3f}  income {stats['income']:10.1f}  "
+                f"cpu allocation {stats['cpu_allocation']:.3f} (time average {stats['cpu_allocation_mean']:.3f})  income {stats['income']:10.1f}  "
                 f"window exhausted {stats['window_exhausted']:.2f}")
 
     def plot_learning_curves(self, run_dir: Path, summary: dict, baselines, title: str) -> None:
