@@ -164,6 +164,32 @@ def test_request_mix_from_a_trace_and_heuristic_policy():
     assert np.all(tables["room_fit"]["scheduled_length"] > 0)
 
 
+def test_time_averaged_allocation_is_the_mean_over_the_agents_placements():
+    variant = build("vm-frag", num_pms=3, start_high=600, warm_start=0.3)
+    env, policy = variant.env, heuristic_policy("room_fit", variant)
+    starts = draw_starts(jax.random.PRNGKey(2), variant, 2)
+    table = evaluate_policies(variant, {"room_fit": policy}, starts, jax.random.PRNGKey(1))["room_fit"]
+    step = jax.jit(lambda state, obs, params: env.step_env(None, state, policy(None, obs), params))
+    for i, start in enumerate(np.asarray(starts)):  # the reference: a Python loop over one episode
+        params = params_at(variant, int(start))
+        obs, state = env.reset_env(None, params)
+        rates, done = [], False
+        while not done:
+            obs, state, _, done, info = step(state, obs, params)
+            if bool(info["placed"]):
+                rates.append(float(info["cpu_allocation"]))
+        assert len(rates) == table["scheduled_length"][i] > 10
+        assert table["cpu_allocation_mean"][i] == pytest.approx(np.mean(rates), abs=1e-5)
+        assert table["cpu_allocation"][i] == pytest.approx(rates[-1], abs=1e-6)  # the end-of-episode value
+        assert table["cpu_allocation_mean"][i] < table["cpu_allocation"][i]  # the cluster fills over time
+
+
+def test_time_averaged_allocation_of_an_episode_without_placements_is_its_start():
+    from jaxsched.envs.vm.env import mean_cpu_allocation
+    assert float(mean_cpu_allocation(jnp.float32(0.0), jnp.int32(0), jnp.float32(0.4))) == pytest.approx(0.4)
+    assert float(mean_cpu_allocation(jnp.float32(1.5), jnp.int32(3), jnp.float32(0.9))) == pytest.approx(0.5)
+
+
 # ---------------------------------------------------------------------- variants and start points
 def test_synthetic_variant_pool_and_evaluation():
     variant = build("vm-synthetic", window=300, warm_start=0.5)
@@ -197,6 +223,48 @@ def test_frag_variant_mix_load_and_window():
     assert np.mean(np.diff(arrivals8)) == pytest.approx(gap / 2, rel=0.1)
     with pytest.raises(ValueError, match="synthetic_mix"):
         build("vm-frag", synthetic_mix="nope")
+
+
+def _trace_rows(variant, batched_params) -> np.ndarray:
+    """The whole-trace rows of every valid row of ``batched_params``' windows (a row is its (vm, kind))."""
+    trace_row = {(int(v), int(k)): row for row, (v, k) in enumerate(zip(np.asarray(variant.trace.vm),
+                                                                        np.asarray(variant.trace.kind)))}
+    requests = batched_params.requests
+    valid = np.asarray(requests.valid)
+    pairs = zip(np.asarray(requests.vm)[valid], np.asarray(requests.kind)[valid])
+    return np.array([trace_row[(int(v), int(k))] for v, k in pairs])
+
+
+def test_held_out_windows_share_no_trace_row_with_training_windows():
+    variant = build("vm-synthetic", window=300, held_out_from=3000)
+    assert variant.start_range() == (0, 2701) and variant.start_range(held_out=True) == (3000, 5000)
+    training = np.asarray(draw_starts(jax.random.PRNGKey(3), variant, 2000))
+    assert training.min() >= 0 and training.max() + variant.window <= 3000 and training.max() > 2600
+    held_out, header = variant.held_out(64, seed=7)
+    assert min(header["start_points"]) >= 3000 and max(header["start_points"]) < 5000
+    assert header["held_out_start_range"] == [3000, 5000] and header["training_start_range"] == [0, 2701]
+    assert header["held_out_disjoint_from_training"] is True
+    # the windows themselves: every row the training episodes read lies before every held-out row
+    seen_in_training = _trace_rows(variant, variant.sample_params(jax.random.PRNGKey(5), 64))
+    seen_held_out = _trace_rows(variant, held_out)
+    assert seen_in_training.max() < 3000 <= seen_held_out.min()
+
+
+def test_without_held_out_from_both_draw_from_the_whole_start_range():
+    variant = build("vm-synthetic", window=300)
+    assert variant.start_range() == variant.start_range(held_out=True) == (0, 5000)
+    _, header = variant.held_out(8, seed=7)
+    assert header["held_out_disjoint_from_training"] is False
+    np.testing.assert_array_equal(header["start_points"], draw_starts(jax.random.PRNGKey(7), variant, 8))
+
+
+@pytest.mark.parametrize("value, message", [
+    (5000, "inside the start range"), (0, "inside the start range"), (299, "no training start"),
+    ("3000", "must be an integer"), (2.5, "must be an integer")])
+def test_held_out_from_errors_are_one_line(value, message):
+    with pytest.raises(ValueError, match=message) as error:
+        build("vm-synthetic", window=300, held_out_from=value)
+    assert "\n" not in str(error.value)
 
 
 def test_variant_errors():

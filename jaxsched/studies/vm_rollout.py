@@ -9,6 +9,9 @@ over the heuristic: if the improved policy gains little, no value that ranks the
 gain much more over one improvement step.
 
 ``python -m jaxsched.studies.vm_rollout --env vm-frag --num-pms 5,10 --base room_fit --starts-from RUN/eval.json``
+
+The improved policy as a placer of its own, against the heuristics on held-out start points:
+:mod:`jaxsched.studies.vm_planner`.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import numpy as np
 from jaxsched.baselines.vm import HEURISTIC_NAMES, cvd_candidates, heuristic_policy, request_mix
 from jaxsched.core.progress import progress
 from jaxsched.core.rollout import finish_episode, run_episode
+from jaxsched.envs.vm.env import mean_cpu_allocation
 from jaxsched.envs.vm.episodes import draw_starts, params_at
 from jaxsched.errors import UsageError
 from jaxsched.registry import build
@@ -58,34 +62,43 @@ def improved_action(env, params, policy, state, candidates: Callable | None = No
 
 def improved_episode(env, params, policy, candidates: Callable | None = None,
                      num_tried: int | None = None) -> dict[str, jax.Array]:
-    """One episode of the improved policy: scheduled length, how often it left ``policy`` and how
-    many decisions before the episode's end it last did (-1: never)."""
+    """One episode of the improved policy: the env's metrics (scheduled length, end-of-episode and
+    time-averaged CPU allocation, income, ...), how often it left ``policy`` and how many decisions
+    before the episode's end it last did (-1: never)."""
     state = env.initial_state(params)
     terminated = ~jnp.any(env.feasible(state, params))
+    allocation_env = env.with_reward("allocation")  # same dynamics; its reward is the step's allocation rate
 
     def body(carry):
-        state, _, changed, last = carry
+        state, _, changed, last, allocation_sum = carry
         action, own = improved_action(env, params, policy, state, candidates, num_tried)
         departs = action != own
         last = jnp.where(departs, state.time, last)
-        state, _, done, _ = env.transition(state, action, params)
-        return state, done, changed + departs.astype(jnp.int32), last
+        state, allocation, done, _ = allocation_env.transition(state, action, params)
+        return state, done, changed + departs.astype(jnp.int32), last, allocation_sum + allocation
 
-    state, _, changed, last = jax.lax.while_loop(
-        lambda carry: ~carry[1], body, (state, terminated, jnp.int32(0), jnp.int32(-1)))
-    return {"scheduled_length": state.placed, "departures": changed,
+    state, _, changed, last, allocation_sum = jax.lax.while_loop(
+        lambda carry: ~carry[1], body, (state, terminated, jnp.int32(0), jnp.int32(-1), jnp.float32(0.0)))
+    metrics = env.metrics(state, params)
+    metrics["cpu_allocation_mean"] = mean_cpu_allocation(allocation_sum, state.placed, metrics["cpu_allocation"])
+    return {**metrics, "decisions": state.time, "departures": changed,
             "last_departure_before_end": jnp.where(last >= 0, state.time - last, -1)}
+
+
+def candidate_set(variant, cvd_k: tuple[int, int, int] | None) -> tuple[Callable | None, int | None]:
+    """``(candidates, num_tried)`` for :func:`improved_action`: CVD-RL's top-k set with ``cvd_k`` =
+    (Best-Fit, PM-Best-Fit, room_fit) counts, plus the base policy's own action; None: every action."""
+    if cvd_k is None:
+        return None, None
+    mix = request_mix(variant.trace, variant.params)
+    return (lambda obs: cvd_candidates(obs, *cvd_k, mix=mix)), sum(cvd_k) + 1
 
 
 def compare(variant, base: str, starts: jax.Array, cvd_k: tuple[int, int, int] | None = None) -> dict[str, np.ndarray]:
     """Per start point: the heuristic's scheduled length, the improved policy's, and its departures.
     ``cvd_k`` = (Best-Fit, PM-Best-Fit, room_fit) counts: try only CVD-RL's candidate set."""
     env, policy = variant.env, heuristic_policy(base, variant)
-    candidates, num_tried = None, None
-    if cvd_k is not None:
-        mix = request_mix(variant.trace, variant.params)
-        candidates = lambda obs: cvd_candidates(obs, *cvd_k, mix=mix)  # noqa: E731
-        num_tried = sum(cvd_k) + 1
+    candidates, num_tried = candidate_set(variant, cvd_k)
 
     def one(start):
         params = params_at(variant, start)
@@ -143,7 +156,7 @@ def main(argv=None) -> int:
         if given_starts is not None:
             starts = given_starts
         else:
-            starts = draw_starts(jax.random.PRNGKey(args.seed), variant, args.starts)
+            starts = draw_starts(jax.random.PRNGKey(args.seed), variant, args.starts, held_out=True)
         t0 = time.perf_counter()
         result = compare(variant, args.base, starts, cvd_k)
         gain, late = result["scheduled_length"] - result["base"], result["last_departure_before_end"]

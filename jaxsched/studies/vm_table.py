@@ -39,7 +39,7 @@ def heuristics_table(env_name: str, num_pms_list, warm_starts, num_starts: int, 
                             **({} if window is None else {"window": window}))
         variant = build(env_name, **options_here)
         variant.check_baselines(policies)
-        starts = draw_starts(jax.random.PRNGKey(seed), variant, num_starts)
+        starts = draw_starts(jax.random.PRNGKey(seed), variant, num_starts, held_out=True)
         chosen = {p: variant.heuristic(p) for p in policies} | (trained(variant.env) if trained else {})
         tables = evaluate_policies(variant, chosen, starts, jax.random.PRNGKey(seed + 1))
         for name, table in tables.items():
@@ -49,7 +49,7 @@ def heuristics_table(env_name: str, num_pms_list, warm_starts, num_starts: int, 
             r = rows[-1]
             sizes.write(f"N={num_pms:3d} ρ_ws={warm_start:.2f} {marked(name, r):14s} length "
                         f"{r['scheduled_length']:8.1f} ± {r['scheduled_length_std']:6.1f}  cpu "
-                        f"{r['cpu_allocation']:.3f}  income {r['income']:9.1f}  window exhausted "
+                        f"{r['cpu_allocation']:.3f} (time avg {r['cpu_allocation_mean']:.3f})  income {r['income']:9.1f}  window exhausted "
                         f"{r['window_exhausted']:.2f}  {finished_cell(r)}")
     return rows
 
@@ -57,13 +57,19 @@ def heuristics_table(env_name: str, num_pms_list, warm_starts, num_starts: int, 
 def markdown(rows: list[dict]) -> str:
     """The table; episodes ended / episodes is VM placement's finished / jobs (see
     :mod:`jaxsched.core.unfinished`): a row with episodes cut by the step cap is marked."""
-    lines = ["| N | ρ_ws | policy | scheduled length | CPU allocation (end) | income | window exhausted "
-             "| episodes ended |", "|---|---|---|---|---|---|---|---|"]
+    lines = ["| N | ρ_ws | policy | scheduled length | CPU allocation (end) | CPU allocation (time average) "
+             "| income | window exhausted | episodes ended |", "|---|---|---|---|---|---|---|---|---|"]
     lines += [f"| {r['num_pms']} | {r['warm_start']:.2f} | {marked(r['policy'], r)} | {r['scheduled_length']:.1f} ± "
-              f"{r['scheduled_length_std']:.1f} | {r['cpu_allocation']:.3f} | {r['income']:.1f} | "
+              f"{r['scheduled_length_std']:.1f} | {r['cpu_allocation']:.3f} | "
+              f"{_cell(r.get('cpu_allocation_mean'))} | {r['income']:.1f} | "
               f"{r['window_exhausted']:.2f} | {r.get('episodes_ended', '')} / {r['episodes']} |" for r in rows]
     marks = legend(rows)
     return "\n".join(lines + (["", *marks] if marks else [])) + "\n"
+
+
+def _cell(value) -> str:
+    """A rate to three decimals; blank for rows written before the metric existed."""
+    return "" if value is None else f"{value:.3f}"
 
 
 def main(argv=None) -> int:

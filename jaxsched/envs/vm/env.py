@@ -14,7 +14,8 @@ the static array size) before the episode would end. ``initial_pms = 0`` means a
 PMs out of service are masked and show as empty in the features.
 
 Metrics (:meth:`VmPlacement.metrics`): scheduled length (creates the agent placed), the CPU
-allocation rate of the in-service PMs **at the episode's end**, and income = Σ over placed VMs of
+allocation rate of the in-service PMs **at the episode's end** (its average over the episode's time
+is :func:`mean_cpu_allocation`, which needs the episode's sum), and income = Σ over placed VMs of
 lifetime (h) × hourly price, with the explicit linear price model ``price_per_cpu_hour · cpu +
 price_per_gb_hour · mem`` (no price table is public; the defaults are of the order of public cloud
 on-demand list prices and only fix the unit). A VM whose delete is not in the trace earns 0.
@@ -65,6 +66,21 @@ def best_fit_scores(obs) -> jax.Array:
 def best_fit(key: jax.Array, obs) -> jax.Array:
     """The feasible action leaving the smallest remaining-CPU ratio; ties to the lowest index."""
     return jnp.argmin(best_fit_scores(obs)).astype(jnp.int32)
+
+
+def mean_cpu_allocation(allocation_sum: jax.Array, placed: jax.Array, end_allocation: jax.Array) -> jax.Array:
+    """The CVD-RL paper's "Average CPU Utilization" / "CpuAllo" of one episode: the CPU allocation
+    rate averaged over the episode's time steps.
+
+    The paper (Sec. 5.2, after VMAgent) defines it only as "the mean CPU utilization across all test
+    scenarios"; its Fig. 8 is titled "Average CPU Allocation" and Fig. 9 plots the rate over time. We
+    read it as: one time step per allocation request the agent serves (the paper's t), the rate
+    1 − Σ remaining cpu / total cpu of the PMs in service after that placement and the deletes before
+    the next request, averaged over the agent's placements (warm-start placements excluded), then
+    averaged over test episodes like every metric. ``allocation_sum`` is Σ of those per-step rates,
+    i.e. the undiscounted return under the ``"allocation"`` reward. An episode with no placement
+    has no time step: its value is ``end_allocation``, the rate it starts and ends at."""
+    return jnp.where(placed > 0, allocation_sum / jnp.maximum(placed, 1), end_allocation)
 
 
 class VmPlacement(environment.Environment[EnvState, EnvParams]):
@@ -167,6 +183,10 @@ class VmPlacement(environment.Environment[EnvState, EnvParams]):
         terminated = ~valid | ~jnp.any(next_mask)
         info = {"placed": valid, "cpu_allocation": allocation}
         return next_state, reward, terminated, info
+
+    def with_reward(self, reward: str) -> "VmPlacement":
+        """The same cluster with another reward (the dynamics do not depend on it)."""
+        return VmPlacement(self.num_pms, reward)
 
     def is_truncated(self, state: EnvState, params: EnvParams) -> jax.Array:
         return state.time >= params.max_steps_in_episode

@@ -17,12 +17,16 @@ import numpy as np
 
 from jaxsched.core.progress import progress
 from jaxsched.core.rollout import run_episode
+from jaxsched.envs.vm.env import mean_cpu_allocation
 from jaxsched.envs.vm.trace import window
 
 
-def draw_starts(key: jax.Array, variant, count: int) -> jax.Array:
-    """int32[count] start rows uniform in ``[variant.start_low, variant.start_high)``."""
-    return jax.random.randint(key, (count,), variant.start_low, variant.start_high, jnp.int32)
+def draw_starts(key: jax.Array, variant, count: int, held_out: bool = False) -> jax.Array:
+    """int32[count] start rows uniform in the variant's training range, or its held-out range
+    (:meth:`~jaxsched.envs.vm.variants.VmVariant.start_range`; the same range unless
+    ``held_out_from`` splits it)."""
+    low, high = variant.start_range(held_out)
+    return jax.random.randint(key, (count,), low, high, jnp.int32)
 
 
 def params_at(variant, start: jax.Array):
@@ -44,18 +48,22 @@ def evaluate_policies(variant, policies: dict[str, Callable], starts: jax.Array,
 def evaluate_at(variant, policies: dict[str, Callable], batched_params, key: jax.Array) -> dict:
     """``{name: {metric: float64[starts]}}``: one episode per start point and policy, to its end.
 
-    Metrics: ``scheduled_length``, ``cpu_allocation`` (at the episode's end), ``income``,
+    Metrics: ``scheduled_length``, ``cpu_allocation`` (at the episode's end), ``cpu_allocation_mean``
+    (averaged over the episode's time, :func:`jaxsched.envs.vm.env.mean_cpu_allocation`: the episode
+    runs on the env with the ``"allocation"`` reward, whose return is the sum it needs), ``income``,
     ``active_pms``, ``decisions``, ``window_exhausted`` (the episode ended because the window ran
     out of creates, not because a create fit nowhere: lengthen the window if this is common) and
     ``ended`` (1 where the episode ended, 0 where the step cap cut it: VM placement's unfinished work,
     since a placement episode has no jobs left over, only a score that a cut episode understates)."""
-    env = variant.env
+    env = variant.env.with_reward("allocation")  # same dynamics; the return is Σ_t allocation rate
     results = {}
     count = jax.tree.leaves(batched_params)[0].shape[0]
     for name, policy in progress(policies.items(), "VM episodes", total=len(policies)):
         def episode(params, k, policy=policy):
             result = run_episode(env, params, policy, k)
             metrics = env.metrics(result.state, params)
+            metrics["cpu_allocation_mean"] = mean_cpu_allocation(result.episode_return, result.state.placed,
+                                                                 metrics["cpu_allocation"])
             metrics["decisions"] = result.decisions
             metrics["window_exhausted"] = result.state.pos >= variant.window
             metrics["ended"] = result.terminated

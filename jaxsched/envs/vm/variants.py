@@ -22,7 +22,7 @@ from jaxsched.envs.vm.types import EnvParams as VmEnvParams
 _VM_ENV_KEYS = ("num_pms", "reward")
 _VM_PARAM_KEYS = tuple(f.name for f in dataclasses.fields(VmEnvParams) if f.name != "requests")
 _VM_TRACE_KEYS = ("trace", "trace_format", "synthetic_vms", "seed", "window", "start_low", "start_high",
-                  "synthetic_mix", "load", "median_lifetime", "lifetime_sigma")
+                  "held_out_from", "synthetic_mix", "load", "median_lifetime", "lifetime_sigma")
 
 # Type mixes for synthetic traces: rows of (cpu, mem GB, share). "huawei" is the derived trace's
 # (68% of VMs take 1 cpu, 0.3% take >= 32). "frag" is the mix of ``vm-frag`` (see there): half the
@@ -74,7 +74,11 @@ SYNTHETIC_MIXES = {"huawei": None, "frag": FRAG_TYPES}
 class VmVariant:
     """A VM-placement setting: the env, params (``requests`` = the window at ``start_low``), the whole
     trace, and where episodes may start (rows ``[start_low, start_high)``, each a ``window`` long).
-    An instance is the window at one start row (:func:`jaxsched.envs.vm.episodes.params_at`)."""
+    An instance is the window at one start row (:func:`jaxsched.envs.vm.episodes.params_at`).
+
+    ``held_out_from`` (a row, or None) splits the start rows so that held-out episodes see none of the
+    trace that training saw: held-out starts are ``[held_out_from, start_high)``, training starts end
+    their windows before it (:meth:`start_range`). None: both draw from ``[start_low, start_high)``."""
 
     name: str
     env: VmPlacement
@@ -83,11 +87,22 @@ class VmVariant:
     window: int
     start_low: int
     start_high: int
+    held_out_from: int | None = None
     headline: Headline = Headline("mean_return", "scheduled_length", higher_is_better=True)
     default_baselines: tuple[str, ...] = ("first_fit", "best_fit", "pm_best_fit")
 
     def sample_params(self, key: jax.Array, count: int) -> VmEnvParams:
         return self.params_at_starts(draw_starts(key, self, count))
+
+    def start_range(self, held_out: bool = False) -> tuple[int, int]:
+        """``[low, high)`` of the training start rows, or of the held-out ones. With ``held_out_from``
+        a training window ``[s, s + window)`` ends at or before row ``held_out_from``, where the
+        held-out starts begin, so the two sets of windows share no trace row."""
+        if self.held_out_from is None:
+            return self.start_low, self.start_high
+        if held_out:
+            return self.held_out_from, self.start_high
+        return self.start_low, self.held_out_from - self.window + 1
 
     def params_at_starts(self, starts: jax.Array) -> VmEnvParams:
         return jax.vmap(lambda start: params_at(self, start))(starts)
@@ -110,8 +125,16 @@ class VmVariant:
         return {"mean_scheduled_length": jnp.where(episodes > 0, total / jnp.maximum(episodes, 1), jnp.nan)}
 
     def held_out(self, count: int, seed: int) -> tuple[VmEnvParams, dict]:
-        starts = draw_starts(jax.random.PRNGKey(seed), self, count)
-        return self.params_at_starts(starts), {"start_points": [int(s) for s in starts], "seed": seed}
+        starts = draw_starts(jax.random.PRNGKey(seed), self, count, held_out=True)
+        return self.params_at_starts(starts), {"start_points": [int(s) for s in starts], "seed": seed,
+                                               **self.start_ranges()}
+
+    def start_ranges(self) -> dict:
+        """What an evaluation records of where its start points came from: both ``[low, high)``
+        ranges, the window, and whether the held-out windows are disjoint from the training ones."""
+        return {"held_out_start_range": list(self.start_range(held_out=True)),
+                "training_start_range": list(self.start_range()), "window": self.window,
+                "held_out_disjoint_from_training": self.held_out_from is not None}
 
     def evaluate(self, policies: dict, batched_params, key: jax.Array, num_rollouts: int = 1) -> dict:
         """Per-episode metric arrays (:func:`jaxsched.envs.vm.episodes.evaluate_at`); one rollout per
@@ -125,7 +148,7 @@ class VmVariant:
 
     def describe(self, stats: dict) -> str:
         return (f"scheduled length {stats['scheduled_length']:8.1f} ± {stats['scheduled_length_std']:6.1f}  "
-                f"cpu allocation {stats['cpu_allocation']:.3f}  income {stats['income']:10.1f}  "
+                f"cpu allocation {stats['cpu_allocation']:.3f} (time average {stats['cpu_allocation_mean']:.3f})  income {stats['income']:10.1f}  "
                 f"window exhausted {stats['window_exhausted']:.2f}")
 
     def plot_learning_curves(self, run_dir: Path, summary: dict, baselines, title: str) -> None:
@@ -162,10 +185,29 @@ def build(name: str, **overrides) -> VmVariant:
     if win < 1 or not 0 <= low < high:
         raise ValueError(f"need window >= 1 and 0 <= start_low < start_high <= trace length ({length}); "
                          f"got window {win}, starts [{low}, {config['start_high']})")
+    held_out_from = _held_out_from(config.get("held_out_from"), low, high, win)
     env = VmPlacement(**{k: config[k] for k in _VM_ENV_KEYS if k in config})
     params = VmEnvParams(requests=window(trace, low, win),
                          **{k: config[k] for k in _VM_PARAM_KEYS if k in config})
-    return VmVariant(name=name, env=env, params=params, trace=trace, window=win, start_low=low, start_high=high)
+    return VmVariant(name=name, env=env, params=params, trace=trace, window=win, start_low=low, start_high=high,
+                     held_out_from=held_out_from)
+
+
+def _held_out_from(value, low: int, high: int, win: int) -> int | None:
+    """The checked ``held_out_from`` row: inside the start range, with room before it for at least
+    one training window (start_low + window <= held_out_from)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"held_out_from must be an integer row (or null), got {value!r}")
+    if not low < value < high:
+        raise ValueError(f"held_out_from {value} must lie inside the start range ({low}, {high}) "
+                         f"(start_high is capped at the trace length - 1)")
+    if value - win < low:
+        raise ValueError(f"held_out_from {value} leaves no training start: a training window "
+                         f"(window {win}) must end before it, so held_out_from must be >= start_low + window = "
+                         f"{low + win} (or raise start_high)")
+    return value
 
 
 def _synthetic_options(config: dict) -> dict:

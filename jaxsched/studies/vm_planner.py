@@ -1,0 +1,158 @@
+"""Decision-time planning as a VM placement policy, measured on held-out start points.
+
+The planner is :func:`jaxsched.studies.vm_rollout.improved_action` used at every decision: try
+CVD-RL's candidate actions (plus room_fit's own), roll room_fit out to the episode's end from each,
+take the one that places the most VMs. It needs no training, only the env state (the trace window)
+and compute at decision time, so it is the learned placers' third competitor: what a value of the
+next placement could gain over room_fit, bought with simulation instead of learning. It is compared
+with the heuristics on the same start points, drawn from a range disjoint from the one training
+uses (``held_out_from``, see :class:`jaxsched.envs.vm.variants.VmVariant`):
+
+    python -m jaxsched.studies.vm_planner --env vm-frag --num-pms 10,20 --starts 50,10 \
+        --held-out-from 7000 --out runs/vm_planner.json
+
+Per cluster size: each policy's per-start metrics, the planner / room_fit scheduled-length ratio's
+IQM with a 95% stratified-bootstrap CI (:mod:`jaxsched.core.stats`), how many starts it improved or
+worsened, and seconds per episode on this machine (the planner's episodes run as one vmapped batch;
+its compilation is timed apart; the heuristics' times include theirs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import jax
+import numpy as np
+
+from jaxsched.baselines.vm import HEURISTIC_NAMES, heuristic_policy
+from jaxsched.core.progress import progress
+from jaxsched.core.stats import iqm, stratified_bootstrap_ci
+from jaxsched.envs.vm.episodes import draw_starts, evaluate_policies, params_at
+from jaxsched.errors import UsageError
+from jaxsched.registry import build
+from jaxsched.studies.vm_rollout import candidate_set, improved_episode
+
+PLANNER = "planner"
+BASE = "room_fit"  # the policy the planner rolls out, and the one it is measured against
+
+
+def planner_episodes(variant, starts, cvd_k: tuple[int, int, int]) -> tuple[dict[str, np.ndarray], float, float]:
+    """``(per-start metrics, compile seconds, run seconds)`` of the planner over room_fit on the
+    windows at ``starts`` (one vmapped batch)."""
+    env, policy = variant.env, heuristic_policy(BASE, variant)
+    candidates, num_tried = candidate_set(variant, cvd_k)
+    batch = jax.jit(jax.vmap(lambda s: improved_episode(env, params_at(variant, s), policy, candidates, num_tried)))
+    t0 = time.perf_counter()
+    compiled = batch.lower(starts).compile()
+    t1 = time.perf_counter()
+    out = jax.block_until_ready(compiled(starts))
+    t2 = time.perf_counter()
+    return {k: np.asarray(v, np.float64) for k, v in out.items()}, t1 - t0, t2 - t1
+
+
+def heuristic_episodes(variant, starts, names) -> tuple[dict[str, dict], dict[str, float]]:
+    """Each heuristic's per-start metrics on the windows at ``starts`` and its seconds (with compilation)."""
+    tables, seconds = {}, {}
+    for name in names:
+        t0 = time.perf_counter()
+        tables |= evaluate_policies(variant, {name: heuristic_policy(name, variant)}, starts, jax.random.PRNGKey(0))
+        seconds[name] = time.perf_counter() - t0
+    return tables, seconds
+
+
+def ratio_summary(planner: np.ndarray, base: np.ndarray, seed: int = 0) -> dict:
+    """The planner / base scheduled-length ratio per start: IQM, its 95% bootstrap CI, and how many
+    starts the planner made longer or shorter."""
+    ratio = planner / base
+    low, high = stratified_bootstrap_ci(ratio, iqm, reps=2000, confidence=0.95, seed=seed)
+    return {"ratio_iqm": iqm(ratio), "ratio_ci95": [low, high], "ratio_mean": float(ratio.mean()),
+            "starts_improved": int((planner > base).sum()), "starts_worse": int((planner < base).sum()),
+            "starts_equal": int((planner == base).sum())}
+
+
+def measure(variant, num_starts: int, seed: int, cvd_k: tuple[int, int, int], heuristics) -> dict:
+    """One cluster size's row: start points, per-policy means and per-start metrics, ratio, timings."""
+    starts = draw_starts(jax.random.PRNGKey(seed), variant, num_starts, held_out=True)
+    tables, seconds = heuristic_episodes(variant, starts, heuristics)
+    planner, compile_s, run_s = planner_episodes(variant, starts, cvd_k)
+    tables[PLANNER] = planner
+    metrics = ("scheduled_length", "cpu_allocation", "cpu_allocation_mean", "income")
+    return {"num_pms": variant.env.num_pms, "starts": num_starts, "seed": seed, "cvd_k": list(cvd_k),
+            "start_points": [int(s) for s in starts], **variant.start_ranges(),
+            "means": {name: {m: float(t[m].mean()) for m in metrics} for name, t in tables.items()},
+            f"{PLANNER}_vs_{BASE}": ratio_summary(planner["scheduled_length"], tables[BASE]["scheduled_length"]),
+            "departures_per_episode": float(planner["departures"].mean()),
+            "seconds_per_episode": {**{name: s / num_starts for name, s in seconds.items()},
+                                    PLANNER: run_s / num_starts},
+            "planner_batch_seconds": run_s, "planner_compile_seconds": compile_s,
+            "per_start": {name: {m: t[m].tolist() for m in metrics} for name, t in tables.items()}}
+
+
+def _inputs(args) -> tuple[list, list[int], tuple[int, int, int], tuple[str, ...]]:
+    """``(variants, starts per size, cvd_k, heuristics)``, checked before any work."""
+    try:
+        sizes = [int(n) for n in args.num_pms.split(",")]
+        counts = [int(n) for n in args.starts.split(",")]
+        cvd_k = tuple(int(k) for k in args.cvd_k.split(","))
+    except ValueError:
+        raise UsageError("--num-pms, --starts and --cvd-k take comma-separated integers") from None
+    if len(counts) == 1:
+        counts *= len(sizes)
+    if len(counts) != len(sizes) or min(sizes) < 1 or min(counts) < 1:
+        raise UsageError("--starts: one count >= 1, or one per --num-pms entry")
+    if len(cvd_k) != 3 or min(cvd_k) < 0:
+        raise UsageError("--cvd-k takes three counts >= 0: K_BF,K_PMBF,K_ROOM")
+    heuristics = tuple(h for h in args.heuristics.split(",") if h)
+    if BASE not in heuristics or set(heuristics) - set(HEURISTIC_NAMES):
+        raise UsageError(f"--heuristics must include {BASE} and name only {', '.join(HEURISTIC_NAMES)}")
+    try:
+        variants = [build(args.env, num_pms=n, held_out_from=args.held_out_from) for n in sizes]
+    except (ValueError, TypeError) as error:
+        raise UsageError(str(error)) from None
+    return variants, counts, cvd_k, heuristics
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m jaxsched.studies.vm_planner", description=__doc__.splitlines()[0])
+    parser.add_argument("--env", default="vm-frag")
+    parser.add_argument("--num-pms", default="10")
+    parser.add_argument("--starts", default="50", help="held-out start points: one count, or one per --num-pms")
+    parser.add_argument("--held-out-from", type=int, default=7000,
+                        help="first held-out start row; training windows end before it (variant option held_out_from)")
+    parser.add_argument("--seed", type=int, default=99991)
+    parser.add_argument("--cvd-k", default="2,3,1", help="K_BF,K_PMBF,K_ROOM: CVD-RL's candidate set the planner tries")
+    parser.add_argument("--heuristics", default="first_fit,best_fit,pm_best_fit,room_fit")
+    parser.add_argument("--out", type=Path, default=Path("runs/vm_planner.json"))
+    args = parser.parse_args(argv)
+    try:
+        variants, counts, cvd_k, heuristics = _inputs(args)
+    except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    rows = []
+    bar = progress(list(zip(variants, counts)), "vm_planner", unit="cluster")
+    for variant, count in bar:
+        row = measure(variant, count, args.seed, cvd_k, heuristics)
+        rows.append(row)
+        ratio, means = row[f"{PLANNER}_vs_{BASE}"], row["means"]
+        lengths = "  ".join(f"{name} {m['scheduled_length']:.1f}" for name, m in means.items())
+        low, high = row["held_out_start_range"]
+        bar.write(f"N={row['num_pms']} ({count} held-out starts in [{low}, {high})): {lengths}; "
+                  f"{PLANNER}/{BASE} IQM {ratio['ratio_iqm']:.3f} [95% CI {ratio['ratio_ci95'][0]:.3f}, "
+                  f"{ratio['ratio_ci95'][1]:.3f}], better on {ratio['starts_improved']}, worse on "
+                  f"{ratio['starts_worse']}; {row['seconds_per_episode'][PLANNER]:.1f} s per planner episode "
+                  f"(+{row['planner_compile_seconds']:.0f} s compile), {BASE} "
+                  f"{row['seconds_per_episode'][BASE]:.2f} s")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"env": args.env, "base": BASE, "held_out_from": args.held_out_from,
+                                    "device": jax.devices()[0].device_kind, "rows": rows}, indent=1))
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
