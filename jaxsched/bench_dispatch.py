@@ -14,7 +14,8 @@ excluded, batch 1:
 
 - ``chain K`` / ``fan K``: K small dependent fusions against K independent ones (the same work);
 - the packed DeepRM step of :class:`jaxsched.core.packed_step.PackedStep` at each M: unpacking and
-  repacking the episode buffer alone, and the whole step, with the thunk count of its program;
+  repacking the episode buffer alone, the whole step (with the thunk count of its program), and the
+  same step run many times inside one ``lax.scan`` per call (what the dynamics themselves cost);
 - the same, in a child process pinned to one core (an intra-op pool of one thread);
 - SJF read from the flat observation in numpy (the host side of the bench's Gymnasium row).
 """
@@ -34,6 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 
 FAN_SIZES = (10, 30, 60)
+SCANNED_STEPS = 200  # steps per call in the scanned row
 PIN_THEN_EXEC = ("import os, sys; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
                  "os.execv(sys.argv[1], sys.argv[1:])")
 
@@ -108,6 +110,15 @@ def packed_step_rows(sizes, calls: int, repeats: int) -> list[dict]:
 
             rows.append({"program": f"DeepRM M={num_slots}: {name}", "thunks": thunks,
                          "us_per_call": per_call_us(call, calls, repeats)})
+
+        def scanned(packed, action):  # the same step, SCANNED_STEPS times in one call: its own cost
+            return jax.lax.scan(lambda p, _: (stepper._step(p, action)[0], None), packed, None,
+                                length=SCANNED_STEPS)[0]
+
+        jitted_scan, start = jax.jit(scanned), jnp.array(adapter._packed)
+        us = per_call_us(lambda: jitted_scan(start, action).block_until_ready(), max(calls // SCANNED_STEPS, 1),
+                         repeats) / SCANNED_STEPS
+        rows.append({"program": f"DeepRM M={num_slots}: whole step, per step of a scan", "us_per_call": us})
     return rows
 
 

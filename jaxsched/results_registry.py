@@ -203,6 +203,39 @@ ITEMS: list[Item] = [
                  "10 x 10); greedy 2.69 leaves jobs unfinished",
     ),
     Item(
+        id="sweep_deeprm_slots_load0.7",
+        paper="DeepRM Fig. 6 set-up over 8 seeds (10 x 10 rollouts) with the slot scorer: IQM and 95% CI",
+        steps=(Step("jaxsched.sweep --config configs/deeprm_slowdown_bc.yaml --seeds 0:8 "
+                    "--out {out}/sweep_deeprm_slots_load0.7 iterations=150 algo_options.num_jobsets=10 "
+                    "algo_options.num_rollouts=10 algo_options.network=slots bc.network=slots "
+                    "bc.num_jobsets=400 bc.patience=10 devices=auto",
+                    quick_command="jaxsched.sweep --config configs/deeprm_slowdown_bc.yaml --seeds 0:2 "
+                                  "--out {out}/sweep_deeprm_slots_load0.7 iterations=2 chunk=1 checkpoint_every=1 "
+                                  "eval_jobsets=5 algo_options.num_jobsets=2 algo_options.num_rollouts=2 "
+                                  "algo_options.network=slots bc.network=slots bc.num_jobsets=20 bc.max_epochs=5"),),
+        outputs=("sweep_deeprm_slots_load0.7/summary.csv", "sweep_deeprm_slots_load0.7/report.md"),
+        wall_s=1536,
+        headline="8 seeds, sampled IQM 2.625 [2.592, 2.669] vs SJF 3.015, every seed beats SJF with every job "
+                 "finished (the MLP, 300 iterations: 3.214, none)",
+    ),
+    Item(
+        id="sweep_deeprm_slots_load1.1",
+        paper="DeepRM Fig. 6 set-up at load 1.1 over 8 seeds (10 x 10 rollouts) with the slot scorer: IQM and 95% CI",
+        steps=(Step("jaxsched.sweep --config configs/deeprm_slowdown_bc.yaml --seeds 0:8 "
+                    "--out {out}/sweep_deeprm_slots_load1.1 env_options.load=1.1 iterations=150 algo_options.num_jobsets=10 "
+                    "algo_options.num_rollouts=10 algo_options.network=slots bc.network=slots "
+                    "bc.num_jobsets=400 bc.patience=10 devices=auto",
+                    quick_command="jaxsched.sweep --config configs/deeprm_slowdown_bc.yaml --seeds 0:2 "
+                                  "--out {out}/sweep_deeprm_slots_load1.1 env_options.load=1.1 iterations=2 chunk=1 "
+                                  "checkpoint_every=1 "
+                                  "eval_jobsets=5 algo_options.num_jobsets=2 algo_options.num_rollouts=2 "
+                                  "algo_options.network=slots bc.network=slots bc.num_jobsets=20 bc.max_epochs=5"),),
+        outputs=("sweep_deeprm_slots_load1.1/summary.csv", "sweep_deeprm_slots_load1.1/report.md"),
+        wall_s=1248,
+        headline="8 seeds, sampled IQM 2.906 [2.820, 3.003] vs SJF 4.063, every seed beats SJF with every job "
+                 "finished",
+    ),
+    Item(
         id="deeprm_bc_load1.1",
         paper="DeepRM Fig. 6 set-up at load 1.1 (the policy of Fig. 7)",
         steps=(train("{out}/deeprm_bc_load1.1", DEEPRM_BC, "env_options.load=1.1", "iterations=500",
@@ -268,11 +301,16 @@ ITEMS: list[Item] = [
     ),
     Item(
         id="deeprm_off",
-        paper="DeepRM2 §4.3 Fig. 7: DeepRM_Off, offline scheduling",
-        steps=(train("{out}/deeprm_off", "configs/deeprm_off.yaml", quick=f"{REINFORCE_QUICK} {BC_QUICK}"),),
-        outputs=("deeprm_off/eval.json", "deeprm_off/behaviour_cloning.json"),
-        wall_s=824,
-        headline="greedy 6.08 vs SJF 4.24, Tetris* 12.66, Random 11.46",
+        paper="DeepRM2 §4.3 Fig. 7: DeepRM_Off, offline scheduling, 5 seeds (slot scorer cloned from SJF, then REINFORCE)",
+        steps=(Step("jaxsched.sweep --config configs/deeprm_off.yaml --seeds 0:5 --out {out}/deeprm_off",
+                    quick_command="jaxsched.sweep --config configs/deeprm_off.yaml --seeds 0:2 "
+                                  "--out {out}/deeprm_off iterations=2 chunk=1 checkpoint_every=1 "
+                                  "eval_jobsets=5 algo_options.num_jobsets=2 algo_options.num_rollouts=2 "
+                                  "bc.num_jobsets=20 bc.max_epochs=5"),),
+        outputs=("deeprm_off/summary.csv", "deeprm_off/report.md"),
+        wall_s=2923,
+        headline="5 seeds, sampled IQM 4.082 [4.067, 4.099] vs SJF 4.238, every seed beats SJF with every job "
+                 "finished (clone 0.99 up to SJF's ties)",
     ),
     Item(
         id="bench_env",
@@ -283,6 +321,15 @@ ITEMS: list[Item] = [
         outputs=("bench_env.json", "bench_env.md", "bench_env_scaling.png"),
         wall_s=716,
         headline="DeepRM image, batch 1024, load 1.3: 17.9x / 12.7x / 6.9x the reference at M = 10 / 20 / 50",
+    ),
+    Item(
+        id="bench_dispatch",
+        paper="one env step per Python call taken apart: XLA:CPU's per-execution cost against the step's own",
+        steps=(Step("jaxsched.bench dispatch --sizes 10,20,50 --out {out}/bench_dispatch.json",
+                    quick="--sizes 5 --calls 20 --repeats 1"),),
+        outputs=("bench_dispatch.json",),
+        wall_s=44,
+        headline="DeepRM M = 10: one packed step 94 us per Python call, 6.5 us inside a scan; 93 thunks",
     ),
     Item(
         id="bench_train",
@@ -601,6 +648,23 @@ ITEMS: list[Item] = [
         wall_s=1168,
         inputs=("{out}/vm_cvd_frag_impact_10pm/eval.json",), needs=("vm_frag_impact_10pm",),
         headline="+17% over room_fit at 5 PMs (134.0 vs 114.2), +22% at 10 PMs (305.7 vs 251.3)",
+    ),
+    Item(
+        id="vm_planner",
+        paper="decision-time planning (the rollout step over CVD-RL's candidates, base room_fit) on held-out start "
+              "points from a trace range disjoint from training's",
+        steps=(Step("jaxsched.studies.vm_planner --env vm-frag --num-pms 10 --starts 50 --held-out-from 7000 "
+                    "--out {out}/vm_planner_10pm.json",
+                    quick_command="jaxsched.studies.vm_planner --env vm-frag --num-pms 5 --starts 2 "
+                                  "--held-out-from 7000 --out {out}/vm_planner_10pm.json"),
+               Step("jaxsched.studies.vm_planner --env vm-frag --num-pms 20 --starts 10 --held-out-from 7000 "
+                    "--out {out}/vm_planner_20pm.json",
+                    quick_command="jaxsched.studies.vm_planner --env vm-frag --num-pms 5 --starts 2 "
+                                  "--held-out-from 7000 --out {out}/vm_planner_20pm.json")),
+        outputs=("vm_planner_10pm.json", "vm_planner_20pm.json"),
+        wall_s=1100,
+        headline="planner / room_fit IQM 1.126 [1.076, 1.210] at 10 PMs (50 starts), 1.097 [1.027, 1.174] at 20 PMs "
+                 "(10 starts); better on every start; 9.4 / 58.5 s per episode on CPU",
     ),
     # ---- Grid site (SARSA + ESN) --------------------------------------------------------------------
     Item(
