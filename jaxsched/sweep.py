@@ -83,7 +83,8 @@ def parse_shard(text: str) -> tuple[int, int]:
 
 
 def _format(value) -> str:
-    return json.dumps(value) if isinstance(value, (dict, list)) else str(value)
+    """A swept value written back as an override that parses to the same value (None as YAML's null)."""
+    return json.dumps(value) if isinstance(value, (dict, list)) or value is None else str(value)
 
 
 def cell_name(index: int, values: dict) -> str:

@@ -107,6 +107,14 @@ def test_grid_and_curve_helpers():
     assert first_reaching(np.array([1, 2, 3, 4]), curve, 0.5, higher_is_better=False) is None
 
 
+def test_a_null_value_switches_a_section_off(tmp_path):
+    """``bc=null`` (no behaviour cloning) reaches the cell's config as None, not as the string 'None'."""
+    (tmp_path / "tiny.yaml").write_text(TINY + "bc: {num_jobsets: 4}\n")
+    [(name, values, config)] = sweep.plan(tmp_path / "tiny.yaml", [0], parse_grid(["bc=null"]))
+    assert values == {"bc": None} and "bc=null" in name
+    assert config.bc is None
+
+
 def test_a_diverged_cell_is_recorded_and_the_others_still_run(tmp_path, monkeypatch, capsys):
     (tmp_path / "tiny.yaml").write_text(TINY)
     calls = []
