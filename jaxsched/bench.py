@@ -878,7 +878,7 @@ def main(argv=None) -> int:
             print("RESULT " + json.dumps(bench_dispatch.measure(sizes, args.calls, args.repeats)))
         else:
             print(f"hardware: {_hardware()}; load average {os.getloadavg()[0]:.2f}")
-            bench_dispatch.bench_dispatch(sizes, args.calls, args.repeats, args.out)
+            bench_dispatch.bench_dispatch(sizes, args.calls, args.repeats, args.out, _hardware(), sjf_from_flat_image)
     if args.what == "env":
         families = [f.strip() for f in args.family.split(",") if f.strip()]
         if not families or any(f not in ENV_FAMILIES for f in families):

@@ -34,6 +34,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxsched.gymnasium_env import make_gymnasium
+
 FAN_SIZES = (10, 30, 60)
 SCANNED_STEPS = 200  # steps per call in the scanned row
 PIN_THEN_EXEC = ("import os, sys; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
@@ -88,8 +90,6 @@ def chain_and_fan(sizes, calls: int, repeats: int) -> list[dict]:
 
 def packed_step_rows(sizes, calls: int, repeats: int) -> list[dict]:
     """The Gymnasium adapter's packed DeepRM step at each M: pack/unpack only, then the whole step."""
-    from jaxsched import make_gymnasium
-
     rows = []
     for num_slots in sizes:
         adapter = make_gymnasium("deeprm", seed=0, num_slots=num_slots, load=1.3)
@@ -122,26 +122,23 @@ def packed_step_rows(sizes, calls: int, repeats: int) -> list[dict]:
     return rows
 
 
-def host_policy_row(calls: int, repeats: int) -> dict:
-    from jaxsched import make_gymnasium
-    from jaxsched.bench import sjf_from_flat_image
-
+def host_policy_row(policy, calls: int, repeats: int) -> dict:
+    """``policy(flat observation, inner env) -> action`` (the bench's SJF in numpy) on one observation."""
     adapter = make_gymnasium("deeprm", seed=0)
     obs, _ = adapter.reset(seed=0)
     inner = adapter.env.inner
     return {"program": "SJF read from the flat observation (numpy, M=10)",
-            "us_per_call": per_call_us(lambda: sjf_from_flat_image(obs, inner), calls, repeats)}
+            "us_per_call": per_call_us(lambda: policy(obs, inner), calls, repeats)}
 
 
 def measure(sizes, calls: int, repeats: int) -> list[dict]:
     return chain_and_fan(FAN_SIZES, calls, repeats) + packed_step_rows(sizes, calls, repeats)
 
 
-def bench_dispatch(sizes, calls: int, repeats: int, out: Path | None) -> dict:
-    """Every row in this process (every core) and in a child pinned to one core; printed and written."""
-    from jaxsched.bench import _hardware
-
-    rows = measure(sizes, calls, repeats) + [host_policy_row(calls, repeats)]
+def bench_dispatch(sizes, calls: int, repeats: int, out: Path | None, hardware: str, host_policy) -> dict:
+    """Every row in this process (every core) and in a child pinned to one core; printed and written.
+    ``hardware`` describes the machine; ``host_policy`` is timed as :func:`host_policy_row` says."""
+    rows = measure(sizes, calls, repeats) + [host_policy_row(host_policy, calls, repeats)]
     command = [sys.executable, "-c", PIN_THEN_EXEC, sys.executable, "-m", "jaxsched.bench", "dispatch-worker",
                "--sizes", ",".join(map(str, sizes)), "--calls", str(calls), "--repeats", str(repeats)]
     done = subprocess.run(command, capture_output=True, text=True)
@@ -154,7 +151,7 @@ def bench_dispatch(sizes, calls: int, repeats: int, out: Path | None) -> dict:
         row["us_per_call_one_core"] = pinned.get(row["program"])
         one_core = "" if row["us_per_call_one_core"] is None else f"{row['us_per_call_one_core']:9.1f}"
         print(f"{row['program']:46s} {row.get('thunks', ''):>6} {row['us_per_call']:9.1f} {one_core:>9s}")
-    result = {"hardware": _hardware(), "load_average": os.getloadavg()[0], "calls": calls, "repeats": repeats,
+    result = {"hardware": hardware, "load_average": os.getloadavg()[0], "calls": calls, "repeats": repeats,
               "batch": 1, "rows": rows}
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
