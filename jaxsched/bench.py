@@ -43,7 +43,7 @@ from jaxsched.baselines.deeprm import make_heuristic
 from jaxsched.baselines.vm import best_fit, first_fit
 from jaxsched.bench_reference import (DEFAULT_REFERENCE, CompactReference, DeepRMReference, ReferenceMissing,
                                       VmReference, dense_sequences, load_vmagent, timed_loop, write_vmagent_events)
-from jaxsched.core.devices import restart_for_devices, usable_cores
+from jaxsched.core.devices import pinned_to_one_core, restart_for_devices, usable_cores
 from jaxsched.core.rollout import auto_reset_step, make_evaluator
 from jaxsched.datasets import resolve_path
 from jaxsched.envs.deeprm.metrics import job_table
@@ -531,7 +531,6 @@ def time_train_iteration(config_path: Path, overrides: list[str], devices, repea
 
 
 ONE_CORE = "1core"  # a --devices spec: one device, its process pinned to one core (no intra-op threads)
-PIN_THEN_EXEC = "import os, sys; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); os.execv(sys.argv[1], sys.argv[1:])"
 
 
 def bench_train(workloads, device_specs: list, repeats: int, out: Path | None) -> list[dict]:
@@ -548,7 +547,7 @@ def bench_train(workloads, device_specs: list, repeats: int, out: Path | None) -
             command = [sys.executable, "-m", "jaxsched.bench", "train-worker", "--config", str(config_path),
                        "--devices", str(count), "--repeats", str(repeats), *overrides]
             if spec == ONE_CORE:  # pinned before the worker starts, so every thread XLA makes inherits it
-                command = [sys.executable, "-c", PIN_THEN_EXEC, *command]
+                command = pinned_to_one_core(command)
             done = subprocess.run(command, env=environment, capture_output=True, text=True)
             lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
             if done.returncode != 0 or not lines:

@@ -34,12 +34,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxsched.core.devices import pinned_to_one_core
 from jaxsched.gymnasium_env import make_gymnasium
 
 FAN_SIZES = (10, 30, 60)
 SCANNED_STEPS = 200  # steps per call in the scanned row
-PIN_THEN_EXEC = ("import os, sys; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
-                 "os.execv(sys.argv[1], sys.argv[1:])")
 
 
 def per_call_us(call, calls: int, repeats: int) -> float:
@@ -139,8 +138,8 @@ def bench_dispatch(sizes, calls: int, repeats: int, out: Path | None, hardware: 
     """Every row in this process (every core) and in a child pinned to one core; printed and written.
     ``hardware`` describes the machine; ``host_policy`` is timed as :func:`host_policy_row` says."""
     rows = measure(sizes, calls, repeats) + [host_policy_row(host_policy, calls, repeats)]
-    command = [sys.executable, "-c", PIN_THEN_EXEC, sys.executable, "-m", "jaxsched.bench", "dispatch-worker",
-               "--sizes", ",".join(map(str, sizes)), "--calls", str(calls), "--repeats", str(repeats)]
+    command = pinned_to_one_core([sys.executable, "-m", "jaxsched.bench", "dispatch-worker", "--sizes",
+                                  ",".join(map(str, sizes)), "--calls", str(calls), "--repeats", str(repeats)])
     done = subprocess.run(command, capture_output=True, text=True)
     lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
     if done.returncode != 0 or not lines:

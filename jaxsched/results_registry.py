@@ -71,6 +71,21 @@ def resume(run: str, iterations: int, quick_iterations: int) -> Step:
     return Step(f"jaxsched.train --resume {run} iterations={iterations}", quick=f"iterations={quick_iterations}")
 
 
+def slot_scorer_sweep(name: str, lead: str = "", cloned: bool = True) -> Step:
+    """The 8-seed DeepRM sweep of the shared job scorer (150 iterations of 10 x 10; with ``cloned``, BC
+    on 400 jobsets first) into ``{out}/name``; ``lead``: overrides before the common ones."""
+    def command(seeds: str, size: str, bc: str) -> str:
+        network = "algo_options.network=slots" + (f" bc.network=slots {bc}" if cloned else "")
+        return (f"jaxsched.sweep --config configs/deeprm_slowdown_bc.yaml --seeds {seeds} --out {{out}}/{name} "
+                f"{lead}{size} {network}")
+
+    return Step(command("0:8", "iterations=150 algo_options.num_jobsets=10 algo_options.num_rollouts=10",
+                        "bc.num_jobsets=400 bc.patience=10") + " devices=auto",
+                quick_command=command("0:2", "iterations=2 chunk=1 checkpoint_every=1 eval_jobsets=5 "
+                                      "algo_options.num_jobsets=2 algo_options.num_rollouts=2",
+                                      "bc.num_jobsets=20 bc.max_epochs=5"))
+
+
 def copy(source: str, target: str) -> Step:
     """A file kept under another name (e.g. an evaluation before a run was resumed)."""
     return Step(f"copy {source} {target}")
@@ -205,14 +220,7 @@ ITEMS: list[Item] = [
     Item(
         id="sweep_deeprm_slots_load0.7",
         paper="DeepRM Fig. 6 set-up over 8 seeds (10 x 10 rollouts) with the slot scorer: IQM and 95% CI",
-        steps=(Step("jaxsched.sweep --config configs/deeprm_slowdown_bc.yaml --seeds 0:8 "
-                    "--out {out}/sweep_deeprm_slots_load0.7 iterations=150 algo_options.num_jobsets=10 "
-                    "algo_options.num_rollouts=10 algo_options.network=slots bc.network=slots "
-                    "bc.num_jobsets=400 bc.patience=10 devices=auto",
-                    quick_command="jaxsched.sweep --config configs/deeprm_slowdown_bc.yaml --seeds 0:2 "
-                                  "--out {out}/sweep_deeprm_slots_load0.7 iterations=2 chunk=1 checkpoint_every=1 "
-                                  "eval_jobsets=5 algo_options.num_jobsets=2 algo_options.num_rollouts=2 "
-                                  "algo_options.network=slots bc.network=slots bc.num_jobsets=20 bc.max_epochs=5"),),
+        steps=(slot_scorer_sweep("sweep_deeprm_slots_load0.7"),),
         outputs=("sweep_deeprm_slots_load0.7/summary.csv", "sweep_deeprm_slots_load0.7/report.md"),
         wall_s=1536,
         headline="8 seeds, sampled IQM 2.625 [2.592, 2.669] vs SJF 3.015, every seed beats SJF with every job "
@@ -221,13 +229,7 @@ ITEMS: list[Item] = [
     Item(
         id="sweep_deeprm_slots_nobc_load0.7",
         paper="the same 8-seed sweep without behaviour cloning (same lr 1e-4): the BC effect, unconfounded",
-        steps=(Step("jaxsched.sweep --config configs/deeprm_slowdown_bc.yaml --seeds 0:8 "
-                    "--out {out}/sweep_deeprm_slots_nobc_load0.7 bc=null iterations=150 algo_options.num_jobsets=10 "
-                    "algo_options.num_rollouts=10 algo_options.network=slots devices=auto",
-                    quick_command="jaxsched.sweep --config configs/deeprm_slowdown_bc.yaml --seeds 0:2 "
-                                  "--out {out}/sweep_deeprm_slots_nobc_load0.7 bc=null iterations=2 chunk=1 "
-                                  "checkpoint_every=1 eval_jobsets=5 algo_options.num_jobsets=2 "
-                                  "algo_options.num_rollouts=2 algo_options.network=slots"),),
+        steps=(slot_scorer_sweep("sweep_deeprm_slots_nobc_load0.7", "bc=null ", cloned=False),),
         outputs=("sweep_deeprm_slots_nobc_load0.7/summary.csv", "sweep_deeprm_slots_nobc_load0.7/report.md"),
         wall_s=1364,
         headline="no BC, same lr 1e-4, 8 seeds: sampled IQM 4.309 [4.294, 4.320] vs SJF 3.015 (with BC: 2.625): "
@@ -235,16 +237,9 @@ ITEMS: list[Item] = [
     ),
     Item(
         id="sweep_deeprm_slots_load1.1",
-        paper="DeepRM Fig. 6 set-up at load 1.1 over 8 seeds (10 x 10 rollouts) with the slot scorer: IQM and 95% CI",
-        steps=(Step("jaxsched.sweep --config configs/deeprm_slowdown_bc.yaml --seeds 0:8 "
-                    "--out {out}/sweep_deeprm_slots_load1.1 env_options.load=1.1 iterations=150 "
-                    "algo_options.num_jobsets=10 algo_options.num_rollouts=10 algo_options.network=slots bc.network=slots "
-                    "bc.num_jobsets=400 bc.patience=10 devices=auto",
-                    quick_command="jaxsched.sweep --config configs/deeprm_slowdown_bc.yaml --seeds 0:2 "
-                                  "--out {out}/sweep_deeprm_slots_load1.1 env_options.load=1.1 iterations=2 chunk=1 "
-                                  "checkpoint_every=1 "
-                                  "eval_jobsets=5 algo_options.num_jobsets=2 algo_options.num_rollouts=2 "
-                                  "algo_options.network=slots bc.network=slots bc.num_jobsets=20 bc.max_epochs=5"),),
+        paper="DeepRM Fig. 6 set-up at load 1.1 over 8 seeds (10 x 10 rollouts) with the slot scorer: IQM and "
+              "95% CI",
+        steps=(slot_scorer_sweep("sweep_deeprm_slots_load1.1", "env_options.load=1.1 "),),
         outputs=("sweep_deeprm_slots_load1.1/summary.csv", "sweep_deeprm_slots_load1.1/report.md"),
         wall_s=1248,
         headline="8 seeds, sampled IQM 2.906 [2.820, 3.003] vs SJF 4.063, every seed beats SJF with every job "

@@ -11,7 +11,7 @@ tie-break), and the best epoch is chosen on that count. The default optimiser is
 epochs than the reference's RMSProp for this supervised problem; ``optimiser="rmsprop"`` uses the
 reference's RMSProp.
 
-The returned params have the structure of ``make_network(config.network, M + 1, config.hidden)``'s,
+The returned params have the structure of ``network_for(env, config.network, config.hidden)``'s,
 so they are REINFORCE's ``initial_params`` when the two configs name the same network.
 """
 
@@ -27,7 +27,7 @@ import optax
 from flax import struct
 
 from jaxsched.algos.reinforce import rmsprop
-from jaxsched.core.networks import NETWORKS, ImageLayout, apply_batched, init_network, make_network, masked_logits
+from jaxsched.core.networks import NETWORKS, apply_batched, init_network, masked_logits, network_for
 from jaxsched.core.rollout import collect_batch, num_instances
 from jaxsched.core.variant import Variant
 
@@ -152,7 +152,7 @@ def train_behaviour_cloning(variant: Variant, config: BCConfig, key: jax.Array,
     if num_train == 0 or num_val == 0:
         raise ValueError(f"empty split: {num_train} training and {num_val} validation decisions")
 
-    network = make_network(config.network, env.num_actions, config.hidden, ImageLayout.of(env))
+    network = network_for(env, config.network, config.hidden)
     optimiser = optax.adam(config.lr) if config.optimiser == "adam" else rmsprop(config.lr)
     params = init_network(network, init_key, env.feature_shape())
     opt_state = optimiser.init(params)

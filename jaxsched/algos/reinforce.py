@@ -36,8 +36,8 @@ import jax.numpy as jnp
 import optax
 from flax import struct
 
-from jaxsched.core.networks import (NETWORKS, ImageLayout, ValueNetwork, apply_batched, init_network,
-                                    make_network, make_policy_fn, masked_entropy, masked_log_probs)
+from jaxsched.core.networks import (NETWORKS, ValueNetwork, apply_batched, init_network, make_policy_fn,
+                                    masked_entropy, masked_log_probs, network_for)
 from jaxsched.core.devices import mean_over_instances, shard_batch
 from jaxsched.core.rollout import Trajectory, collect_batch
 from jaxsched.core.variant import Variant
@@ -187,7 +187,7 @@ def make_train(variant: Variant, config: ReinforceConfig, data_key: jax.Array) -
     """
     env = variant.env
     fixed = None if config.resample_jobsets else variant.sample_params(data_key, config.num_jobsets)
-    network = make_network(config.network, env.num_actions, config.hidden, ImageLayout.of(env))
+    network = network_for(env, config.network, config.hidden)
     value_network = ValueNetwork(config.value_hidden)
     use_value = config.baseline == "value"
     optimiser = rmsprop(config.lr, config.rho, config.eps)
@@ -274,5 +274,4 @@ def run_iterations(update_fn: Callable, num_iterations: int) -> Callable:
 
 def policy_from(config: ReinforceConfig, env, params, greedy: bool = True) -> Callable:
     """The trained policy with the heuristics' signature, for ``jaxsched.core.rollout.make_evaluator``."""
-    network = make_network(config.network, env.num_actions, config.hidden, ImageLayout.of(env))
-    return make_policy_fn(network, params, greedy)
+    return make_policy_fn(network_for(env, config.network, config.hidden), params, greedy)

@@ -45,6 +45,16 @@ def usable_cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
+_PIN_THEN_EXEC = ("import os, sys; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
+                  "os.execv(sys.argv[1], sys.argv[1:])")
+
+
+def pinned_to_one_core(command: list[str]) -> list[str]:
+    """``command`` run in a process pinned to one core before it starts, so that every thread XLA
+    makes inherits the pin (an intra-op pool of one thread): the benches' one-core rows."""
+    return [sys.executable, "-c", _PIN_THEN_EXEC, *command]
+
+
 def parse_devices(spec) -> int | None:
     """``"auto"`` -> None (all local devices); an integer >= 1 -> that many."""
     if spec == "auto":

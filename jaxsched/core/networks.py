@@ -182,6 +182,11 @@ def make_network(name: str, num_actions: int, hidden: int | None = None,
     raise ValueError(f"unknown network {name!r}; choose one of {', '.join(NETWORKS)}")
 
 
+def network_for(env, name: str, hidden: int | None = None) -> nn.Module:
+    """:func:`make_network` for ``env``'s actions (and image layout, which "slots" reads)."""
+    return make_network(name, env.num_actions, hidden, ImageLayout.of(env))
+
+
 def masked_logits(logits: jax.Array, mask: jax.Array) -> jax.Array:
     """Invalid actions get the most negative finite logit: probability exactly 0, no NaN anywhere."""
     return jnp.where(mask, logits, jnp.finfo(logits.dtype).min)

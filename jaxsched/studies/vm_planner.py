@@ -34,7 +34,7 @@ from jaxsched.core.stats import iqm, stratified_bootstrap_ci
 from jaxsched.envs.vm.episodes import draw_starts, evaluate_policies, params_at
 from jaxsched.errors import UsageError
 from jaxsched.registry import build
-from jaxsched.studies.vm_rollout import candidate_set, improved_episode
+from jaxsched.studies.vm_rollout import candidate_set, improved_episode, parse_cvd_k
 
 PLANNER = "planner"
 BASE = "room_fit"  # the policy the planner rolls out, and the one it is measured against
@@ -97,15 +97,13 @@ def _inputs(args) -> tuple[list, list[int], tuple[int, int, int], tuple[str, ...
     try:
         sizes = [int(n) for n in args.num_pms.split(",")]
         counts = [int(n) for n in args.starts.split(",")]
-        cvd_k = tuple(int(k) for k in args.cvd_k.split(","))
     except ValueError:
-        raise UsageError("--num-pms, --starts and --cvd-k take comma-separated integers") from None
+        raise UsageError("--num-pms and --starts take comma-separated integers") from None
     if len(counts) == 1:
         counts *= len(sizes)
     if len(counts) != len(sizes) or min(sizes) < 1 or min(counts) < 1:
         raise UsageError("--starts: one count >= 1, or one per --num-pms entry")
-    if len(cvd_k) != 3 or min(cvd_k) < 0:
-        raise UsageError("--cvd-k takes three counts >= 0: K_BF,K_PMBF,K_ROOM")
+    cvd_k = parse_cvd_k(args.cvd_k)
     heuristics = tuple(h for h in args.heuristics.split(",") if h)
     if BASE not in heuristics or set(heuristics) - set(HEURISTIC_NAMES):
         raise UsageError(f"--heuristics must include {BASE} and name only {', '.join(HEURISTIC_NAMES)}")

@@ -108,17 +108,26 @@ def compare(variant, base: str, starts: jax.Array, cvd_k: tuple[int, int, int] |
     return {k: np.asarray(v) for k, v in jax.jit(jax.vmap(one))(starts).items()}
 
 
+def parse_cvd_k(text: str) -> tuple[int, int, int]:
+    """``--cvd-k K_BF,K_PMBF,K_ROOM``: CVD-RL's candidate counts (one-line UsageError otherwise)."""
+    try:
+        cvd_k = tuple(int(k) for k in text.split(","))
+    except ValueError:
+        raise UsageError(f"--cvd-k takes comma-separated integers, got {text!r}") from None
+    if len(cvd_k) != 3 or min(cvd_k) < 0:
+        raise UsageError("--cvd-k takes three counts >= 0: K_BF,K_PMBF,K_ROOM")
+    return cvd_k
+
+
 def _inputs(args):
     """``({num_pms: variant}, start points of --starts-from or None, cvd_k)``, checked before any work."""
     try:
         sizes = [int(n) for n in args.num_pms.split(",")]
-        cvd_k = tuple(int(k) for k in args.cvd_k.split(",")) if args.cvd_k else None
     except ValueError:
-        raise UsageError("--num-pms and --cvd-k take comma-separated integers") from None
+        raise UsageError("--num-pms takes comma-separated integers") from None
     if min(sizes) < 1 or args.starts < 1:
         raise UsageError("--num-pms and --starts must be >= 1")
-    if cvd_k is not None and (len(cvd_k) != 3 or min(cvd_k) < 0):
-        raise UsageError("--cvd-k takes three counts >= 0: K_BF,K_PMBF,K_ROOM")
+    cvd_k = parse_cvd_k(args.cvd_k) if args.cvd_k else None
     starts = None
     if args.starts_from:
         try:
