@@ -1,4 +1,4 @@
-"""Benchmarks: ``python -m jaxsched.bench env|train|vm|grid|dispatch``.
+"""Benchmarks: ``python -m jaxsched.bench env|train|vm|grid|dispatch|event``.
 
 ``env [--family deeprm,compact,vm] [--sizes 10,20,50] [--loads 1.3,0.7] [--pms 20,50,100,200] [--reference DIR]
 [--quick]``: the reference simulators of ``../shared/reference`` (``--reference``) and jaxsched in one
@@ -12,6 +12,8 @@ steps per second, the batch split over N XLA:CPU devices, default one per core (
 the grid site against the plain-Python heapq simulator on the same windows (see :func:`bench_grid`).
 ``dispatch [--sizes 10,20,50]``: where one env step called from Python spends its time (XLA:CPU's thunk
 executor; :mod:`jaxsched.bench_dispatch`).
+``event [--scenario bracis-7] [--batches 32,1024]``: what an event-based (sparse) decision of the MDP-design
+study costs under ``vmap`` against a time-based one (:mod:`jaxsched.bench_event`).
 
 ``env`` reports steps per second of both simulators, excluding compilation, timed after
 ``block_until_ready``: a step is one SJF (VM: First-Fit) decision plus one transition (episode restarts
@@ -38,7 +40,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxsched import bench_dispatch
+from jaxsched import bench_dispatch, bench_event
 from jaxsched.baselines.deeprm import make_heuristic
 from jaxsched.baselines.vm import best_fit, first_fit
 from jaxsched.bench_reference import (DEFAULT_REFERENCE, CompactReference, DeepRMReference, ReferenceMissing,
@@ -47,6 +49,7 @@ from jaxsched.core.devices import pinned_to_one_core, restart_for_devices, usabl
 from jaxsched.core.rollout import auto_reset_step, make_evaluator
 from jaxsched.datasets import resolve_path
 from jaxsched.envs.deeprm.metrics import job_table
+from jaxsched.envs.deeprm.variants import VARIANTS as DEEPRM_VARIANTS
 from jaxsched.envs.grid.heapq_sim import simulate_fifo
 from jaxsched.envs.vm.env import VmPlacement
 from jaxsched.envs.vm.episodes import draw_starts
@@ -821,6 +824,15 @@ def main(argv=None) -> int:
     dispatch_worker = sub.add_parser("dispatch-worker", help=argparse.SUPPRESS)
     for flag, default in (("--sizes", "10,20,50"), ("--calls", 2000), ("--repeats", 3)):
         dispatch_worker.add_argument(flag, type=type(default), default=default)
+    event = sub.add_parser("event", help="event-based vs time-based decisions/s under vmap (MDP-design study)")
+    event.add_argument("--scenario", default="bracis-7", help="a DeepRM-family env (default: the study's bracis-7)")
+    event.add_argument("--observation", default="bracis", choices=("bracis", "compact", "image", "none"))
+    event.add_argument("--batches", default="32,1024", help="comma list of batch sizes")
+    event.add_argument("--steps", type=int, default=50, help="decisions per jitted call")
+    event.add_argument("--repeats", type=int, default=3, help="timed windows per row (median kept)")
+    event.add_argument("--window", type=float, default=2.0, help="seconds per timed window")
+    event.add_argument("--seed", type=int, default=0)
+    event.add_argument("--out", type=Path, default=Path("runs/bench_event.json"))
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
 
@@ -878,6 +890,16 @@ def main(argv=None) -> int:
         else:
             print(f"hardware: {_hardware()}; load average {os.getloadavg()[0]:.2f}")
             bench_dispatch.bench_dispatch(sizes, args.calls, args.repeats, args.out, _hardware(), sjf_from_flat_image)
+    if args.what == "event":
+        batches = int_list("--batches", args.batches)
+        if min(args.steps, args.repeats, *batches) < 1 or args.window <= 0:
+            parser.error("--steps, --repeats, --window and every batch size must be > 0")
+        if args.scenario not in DEEPRM_VARIANTS:
+            parser.error(f"--scenario must be a DeepRM-family env (it has event stepping): {', '.join(DEEPRM_VARIANTS)}; "
+                         f"got {args.scenario!r}")
+        print(f"hardware: {_hardware()}; load average {os.getloadavg()[0]:.2f}")
+        bench_event.bench_event(args.scenario, {"observation": args.observation}, batches, args.steps, args.repeats,
+                                args.window, args.seed, args.out, _hardware())
     if args.what == "env":
         families = [f.strip() for f in args.family.split(",") if f.strip()]
         if not families or any(f not in ENV_FAMILIES for f in families):

@@ -343,6 +343,16 @@ ITEMS: list[Item] = [
         headline="DeepRM M = 10: one packed step 94 us per Python call, 6.5 us inside a scan; 93 thunks",
     ),
     Item(
+        id="bench_event",
+        paper="MDP-design study: what an event-based (sparse) decision costs under vmap against a time-based one",
+        steps=(Step("jaxsched.bench event --scenario bracis-7 --batches 32,1024 --out {out}/bench_event.json",
+                    quick="--batches 4 --steps 5 --repeats 1 --window 0.1"),),
+        outputs=("bench_event.json", "bench_event.md"),
+        wall_s=60,
+        headline="bracis-7, SJF: an event decision costs 4.1x (batch 32) / 7.3x (batch 1024) a time-based one "
+                 "(3.9 ticks each); tick-by-tick skipping cost 9-31x",
+    ),
+    Item(
         id="bench_train",
         paper="training speed, one device vs one per core",
         steps=(Step("jaxsched.bench train --devices 1core,1,auto --out {out}/bench_train.json",

@@ -80,6 +80,8 @@ CASES = [
     ("jaxsched.bench", ["vm", "--cpu-devices", "1", "--trace", "nope.csv"]),
     ("jaxsched.bench", ["grid", "--jobs", "0"]),
     ("jaxsched.bench", ["grid", "--batches", "a"]),
+    ("jaxsched.bench", ["event", "--scenario", "vm-frag"]),
+    ("jaxsched.bench", ["event", "--batches", "0"]),
     # data
     ("jaxsched.data", ["frob"]),
     ("jaxsched.data", ["fetch", "nope"]),

@@ -235,6 +235,61 @@ def test_event_stepping_discounts_skipped_ticks(kit):
     assert bool(event.get_obs(skipped).fits_now.any())
 
 
+def skip_tick_by_tick(env, state, reward, elapsed, params):
+    """The event skip as the paper's simulator runs it: one move-on per idle tick (the oracle)."""
+
+    def idle(carry):
+        state = carry[0]
+        return (~jnp.any(env.visible_fits_now(state)) & ~env.is_terminated(state, params)
+                & (state.clock < params.max_time))
+
+    def tick(carry):
+        state, reward, elapsed = carry
+        state, tick_reward = env._move_on(state)
+        return state, reward + jnp.power(params.gamma, elapsed) * tick_reward, elapsed + 1
+
+    return jax.lax.while_loop(idle, tick, (state, jnp.asarray(reward, jnp.float32), elapsed))
+
+
+@pytest.mark.parametrize("options", [
+    dict(SMALL),
+    dict(SMALL, reward_jobs="visible"),
+    dict(SMALL, reward="completion_time"),
+    dict(SMALL, reward="utilisation", allocation="earliest_fit", max_job_len=6),
+    dict(SMALL, reward="makespan", allocation="earliest_fit", max_job_len=6, num_res=2, max_job_size=4),
+], ids=["slowdown", "visible", "completion", "utilisation-earliest", "makespan-2res"])
+def test_event_jump_equals_tick_by_tick(kit, options):
+    """The event-to-event jump lands on the tick-by-tick loop's state (every field, bit for bit) and pays
+    its discounted reward (float rounding apart), from every state of random time-based episodes."""
+    k = kit(**options)
+    workload = Workload(num_res=options["num_res"], capacity=6, max_job_len=options["max_job_len"],
+                        max_job_size=options["max_job_size"], simu_len=20, job_rate=0.5, generators=2)
+    base = k.params(None, simu_len=workload.simu_len, max_time=400).replace(gamma=0.9)
+    params = with_jobsets(base, generate_many(jax.random.PRNGKey(5), workload, 6))
+    length = 60
+
+    def visited(p, key):  # the states a masked-random time-based episode passes through
+        def step(state, k):
+            action = masked_random(k, k_env.get_obs(state, p))
+            return k_env.transition(state, action, p)[0], state
+
+        return jax.lax.scan(step, k_env.initial_state(p), jax.random.split(key, length))[1]
+
+    k_env = k.env
+    states = jax.jit(jax.vmap(visited))(params, jax.random.split(jax.random.PRNGKey(6), 6))  # [J, L, ...]
+    flat = jax.tree.map(lambda x: x.reshape(-1, *x.shape[2:]), states)
+    count = flat.clock.shape[0]
+    per_state = jax.tree.map(lambda x: jnp.repeat(x, length, axis=0), params)
+    reward0, elapsed0 = jnp.full((count,), 0.5, jnp.float32), jnp.arange(count, dtype=jnp.int32) % 3
+    jumped = jax.jit(jax.vmap(k.env._skip_idle_ticks))(flat, reward0, elapsed0, per_state)
+    oracle = jax.jit(jax.vmap(lambda *a: skip_tick_by_tick(k.env, *a)))(flat, reward0, elapsed0, per_state)
+    assert int(np.sum(np.asarray(oracle[2]) - np.asarray(elapsed0) >= 3)) > 10  # multi-tick skips happened
+    for (path, got), want in zip(jax.tree_util.tree_leaves_with_path(jumped[0]), jax.tree.leaves(oracle[0])):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want), err_msg=jax.tree_util.keystr(path))
+    np.testing.assert_array_equal(np.asarray(jumped[2]), np.asarray(oracle[2]))
+    np.testing.assert_allclose(np.asarray(jumped[1]), np.asarray(oracle[1]), rtol=2e-6, atol=2e-6)
+
+
 def test_event_reset_skips_to_the_first_decision(kit):
     k = kit(**SMALL, stepping="event")
     jobsets = generate_many(jax.random.PRNGKey(4), SMALL_WORKLOAD, 1)

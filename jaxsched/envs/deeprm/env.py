@@ -41,6 +41,9 @@ ALLOCATIONS = ("earliest_fit", "fits_now")
 STEPPINGS = ("time", "event")
 REWARD_JOBS = ("all", "visible")
 SLOT_WIDTHS = ("max_job_size", "capacity")
+# The state fields a move-on can change; the event skip's loop carries only these (under vmap every
+# carried array is re-selected per iteration, and the jobset is most of the state)
+TICK_FIELDS = ("clock", "used", "slots", "backlog", "backlog_len", "dropped", "since_arrival", "at_submit")
 
 
 class DeepRM(environment.Environment[EnvState, EnvParams]):
@@ -197,20 +200,85 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
         ticks' rewards discounted by gamma^(ticks already elapsed in this transition). Stops at
         termination or at the clock cap, so the loop is bounded by ``params.max_time``.
 
+        The clock jumps from event to event (:meth:`_ticks_to_next_event`: job ends, arrivals): the
+        quiet ticks before an event are applied and paid in closed form (:meth:`_quiet_ticks`), the
+        event's own tick by :meth:`_move_on`. So a transition costs O(events in the idle stretch), not
+        O(ticks): under ``vmap`` a batch no longer waits tick by tick for its longest idle stretch.
+
         Unlike the paper's simulator, the first tick's reward is kept (it forces it to 0), so that
         with gamma = 1 an event-based episode returns exactly what the time-based one does."""
 
+        def at(moving) -> EnvState:  # the loop carries only what a tick can change
+            return state.replace(**dict(zip(TICK_FIELDS, moving)))
+
         def idle(carry):
-            state, _, _ = carry
-            return (~jnp.any(self.visible_fits_now(state)) & ~self.is_terminated(state, params)
-                    & (state.clock < params.max_time))
+            now = at(carry[0])
+            return (~jnp.any(self.visible_fits_now(now)) & ~self.is_terminated(now, params)
+                    & (now.clock < params.max_time))
 
-        def tick(carry):
-            state, reward, elapsed = carry
-            state, tick_reward = self._move_on(state)
-            return state, reward + jnp.power(params.gamma, elapsed) * tick_reward, elapsed + 1
+        def jump(carry):
+            moving, reward, elapsed = carry
+            now = at(moving)
+            quiet = self._ticks_to_next_event(now, params) - 1
+            now, quiet_reward = self._quiet_ticks(now, quiet, elapsed, params.gamma)
+            elapsed = elapsed + quiet
+            now, tick_reward = self._move_on(now)
+            reward = reward + quiet_reward + jnp.power(params.gamma, elapsed) * tick_reward
+            return tuple(getattr(now, f) for f in TICK_FIELDS), reward, elapsed + 1
 
-        return jax.lax.while_loop(idle, tick, (state, jnp.asarray(reward, jnp.float32), elapsed))
+        moving = tuple(getattr(state, f) for f in TICK_FIELDS)
+        moving, reward, elapsed = jax.lax.while_loop(idle, jump, (moving, jnp.asarray(reward, jnp.float32), elapsed))
+        return at(moving), reward, elapsed
+
+    def _ticks_to_next_event(self, state: EnvState, params: EnvParams) -> jax.Array:
+        """Ticks until the first one after which something besides the clock may have changed: a
+        scheduled job ends, a job arrives, arrivals end (``simu_len``) or the clock cap. At least 1.
+
+        A visible job that does not fit now can only come to fit right after some job's end: the
+        first free window [k, k + d) has row k - 1 blocked and row k less used, so a job ends at k.
+        Termination (the system empties) also falls on a job's end or an arrival-related time."""
+        jobs, clock = state.jobset, state.clock
+        cap = params.max_time - clock
+        ends = state.start + jobs.duration - clock
+        job_end = jnp.min(jnp.where((state.start >= 0) & (ends > 0), ends, cap))
+        arrival = jnp.min(jnp.where(jobs.valid & (jobs.arrival > clock), jobs.arrival - clock, cap))
+        arrivals_end = jnp.where(params.simu_len > clock, params.simu_len - clock, cap)
+        return jnp.maximum(jnp.minimum(jnp.minimum(job_end, arrival), jnp.minimum(arrivals_end, cap)), 1)
+
+    def _quiet_ticks(self, state: EnvState, ticks, elapsed, gamma) -> tuple[EnvState, jax.Array]:
+        """``ticks`` move-ons in which nothing arrives or starts, at once: the grid shifted ``ticks``
+        rows, and sum_i gamma^(elapsed + i - 1) r_i over them in closed form (each job is charged
+        for the ticks it stays in the system, a geometric sum). Equal to ``ticks`` calls of
+        :meth:`_move_on` up to float rounding."""
+        jobs, clock, G = state.jobset, state.clock, self.grid_len
+
+        def discounted(count):  # sum_{i=1}^{count} gamma^(elapsed + i - 1)
+            geometric = (1.0 - jnp.power(gamma, count)) / jnp.where(gamma == 1.0, 1.0, 1.0 - gamma)
+            return jnp.power(gamma, elapsed) * jnp.where(gamma == 1.0, count.astype(jnp.float32), geometric)
+
+        present = jobs.valid & (jobs.arrival <= clock) & ~state.dropped
+        stays = jnp.where(state.start >= 0, jnp.clip(state.start + jobs.duration - clock - 1, 0, ticks), ticks)
+        stays = jnp.where(present, stays, 0)  # ticks i in 1..ticks at whose end the job is in the system
+        if self.reward_jobs == "visible":
+            counted = jnp.zeros(jobs.arrival.shape, bool).at[jnp.maximum(state.slots, 0)].max(state.slots >= 0)
+            stays = jnp.where(counted, ticks, 0)
+        if self.reward_kind == "slowdown":
+            reward = -jnp.sum(discounted(stays) / jnp.maximum(jobs.duration, 1))
+        elif self.reward_kind == "completion_time":
+            reward = -jnp.sum(discounted(stays))
+        elif self.reward_kind == "utilisation":
+            rows = jnp.arange(G)
+            weight = jnp.where(rows < ticks, jnp.power(gamma, elapsed + rows), 0.0)
+            reward = jnp.sum(weight[:, None] * state.used / self.capacity)
+        else:  # makespan: busy while a job is in the system or still to arrive
+            pending = jnp.any(jobs.valid & (jobs.arrival > clock))
+            busy = jnp.where(state.start >= 0, jnp.clip(state.start + jobs.duration - clock, 0, ticks), ticks)
+            busy = jnp.where(pending, ticks, jnp.max(jnp.where(present, busy, 0)))
+            reward = -discounted(busy)
+        shifted = jnp.arange(G) + ticks
+        used = jnp.where((shifted < G)[:, None], state.used[jnp.minimum(shifted, G - 1)], 0)
+        state = state.replace(clock=clock + ticks, used=used, since_arrival=state.since_arrival + ticks)
+        return state, reward.astype(jnp.float32)
 
     def visible_fits_now(self, state: EnvState) -> jax.Array:
         """bool[M]: the slot holds a job that can start at the current time step."""
@@ -339,11 +407,14 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
             backlog_len = state.backlog_len + to_backlog
         index = jnp.arange(jobs.arrival.shape[0])
         dropped = state.dropped | ((index >= first + to_slots + to_backlog) & (index < first + count))
-        at_submit = self._submission_snapshot(state, arriving, first + to_slots + to_backlog)
+        at_submit = state.at_submit  # only the bracis observation reads it (two O(J) scans per tick)
+        if self.observation == "bracis":
+            at_submit = self._submission_snapshot(state, arriving, first, first + to_slots + to_backlog)
         return state.replace(slots=slots, backlog=backlog, backlog_len=backlog_len, dropped=dropped,
                              at_submit=at_submit), count
 
-    def _submission_snapshot(self, state: EnvState, arriving: jax.Array, admitted_end: jax.Array) -> jax.Array:
+    def _submission_snapshot(self, state: EnvState, arriving: jax.Array, first: jax.Array,
+                             admitted_end: jax.Array) -> jax.Array:
         """``state.at_submit`` with this step's arrivals' rows set: the jobs waiting (slotted or
         backlogged) when each arrived -- earlier arrivals of the same step included, as if submitted
         one by one -- their work (duration x processors) and the free processors now."""
@@ -351,7 +422,8 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
         work = jobs.duration * jobs.demand[:, 0]
         waiting = jobs.valid & (jobs.arrival < state.clock) & ~state.dropped & (state.start < 0)
         admitted_now = arriving & (jnp.arange(jobs.arrival.shape[0]) < admitted_end)
-        ahead = jnp.cumsum(admitted_now, dtype=jnp.int32) - admitted_now  # exclusive: earlier same-step
+        # admitted earlier in the same step (the step's arrivals are the contiguous [first, first + count))
+        ahead = jnp.clip(jnp.arange(jobs.arrival.shape[0]) - first, 0, admitted_end - first)
         ahead_work = jnp.cumsum(jnp.where(admitted_now, work, 0), dtype=jnp.int32) - jnp.where(admitted_now, work, 0)
         snapshot = jnp.stack([jnp.sum(waiting, dtype=jnp.int32) + ahead,
                               jnp.sum(jnp.where(waiting, work, 0), dtype=jnp.int32) + ahead_work,
