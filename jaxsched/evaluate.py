@@ -232,9 +232,7 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
                 seeds, jobsets_per_seed = [args.seed], num_instances(batched)
             else:
                 jobsets_per_seed = args.jobsets
-                batches = [_reference_instances(variant, s, args.jobsets) if args.reference_rng
-                           else variant.sample_params(jax.random.PRNGKey(s), args.jobsets) for s in seeds]
-                batched = jax.tree.map(lambda *xs: np.concatenate(xs), *batches)
+                batched = generated_instances(variant, seeds, args.jobsets, args.reference_rng)
             key = jax.random.fold_in(jax.random.PRNGKey(seeds[0]), 1)
             options = {} if args.bsld_tau is None else {"bsld_tau": args.bsld_tau}
             if options and "bsld_tau" not in inspect.signature(variant.evaluate).parameters:
@@ -293,6 +291,15 @@ def _checkpoint_policies(args, extra):
     args.env = config.env
     policies = {**(extra or {}), "checkpoint": greedy, "checkpoint-sampled": sampled}
     return dict(config.env_options), policies, variant.env.feature_shape()
+
+
+def generated_instances(variant, seeds, count: int, reference_rng: bool = False):
+    """``count`` instances per seed, concatenated: the env's held-out draws (``variant.held_out``; VM
+    start rows from the held-out range when ``held_out_from`` splits it, as a checkpoint trained with
+    it records), or the reference generator's jobsets."""
+    batches = [_reference_instances(variant, s, count) if reference_rng else variant.held_out(count, s)[0]
+               for s in seeds]
+    return jax.tree.map(lambda *xs: np.concatenate(xs), *batches)
 
 
 def _reference_instances(variant, seed: int, count: int):

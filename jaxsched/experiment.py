@@ -30,7 +30,7 @@ from jaxsched.core.eval_curve import HeldOutCurve, read_eval_curve, read_trainin
 from jaxsched.core.loggers import RunLog, check_logger
 from jaxsched.core.plotting import run_learning_curve
 from jaxsched.core.progress import evaluate_each
-from jaxsched.core.unfinished import LEGEND, leaves_unfinished, legend, with_counts
+from jaxsched.core.unfinished import leaves_unfinished, legend, legend_text, with_counts
 from jaxsched.core.runs import (Checkpointer, check_same_config, read_run_config, write_evaluation,
                                 write_run_config)
 from jaxsched.errors import CheckpointError, ConfigError, check_positive
@@ -432,7 +432,7 @@ def evaluate_run(experiment: Experiment, states, out: Path, log=print, write: bo
         stats["leaves_unfinished"] = leaves_unfinished(stats)
     if not write:
         return summary
-    write_evaluation(out, header | {"legend": LEGEND}, summary,
+    write_evaluation(out, header | {"legend": legend_text(summary.values())}, summary,
                      lambda stats: with_counts(variant.describe(stats), stats),
                      f"{config.eval_jobsets} held-out instances, seed {config.eval_seed}", log)
     for line in legend(summary.values()):

@@ -5,10 +5,14 @@ import json
 import subprocess
 import sys
 
+import jax
+import numpy as np
 import pytest
 
 from jaxsched.core.unfinished import LEGEND
-from jaxsched.evaluate import PER_JOB_COLUMNS, main, parse_range
+from jaxsched.envs.vm.episodes import draw_starts
+from jaxsched.evaluate import PER_JOB_COLUMNS, generated_instances, main, parse_range
+from jaxsched.registry import build
 from unfinished_policies import short_jobs_only
 
 SMALL = ["--env", "deeprm", "--jobsets", "2", "--simu-len", "12", "--num-slots", "5"]
@@ -86,6 +90,21 @@ def test_vm_env_summary_per_episode(tmp_path, capsys):
     assert main(argv + ["--per-job", str(tmp_path / "jobs.csv")]) == 2
     assert "results are per episode" in capsys.readouterr().err
     assert not (tmp_path / "jobs.csv").exists()
+
+
+def test_generated_vm_instances_come_from_the_held_out_range():
+    """A VM variant with ``held_out_from`` (as a checkpoint trained with it records) is evaluated on
+    windows from the held-out rows, never on the training range's draws."""
+    split = build("vm-synthetic", held_out_from=4000)
+    instances = generated_instances(split, [0, 1], 3)
+    held_out = [split.held_out(3, seed)[0] for seed in (0, 1)]
+    expected = jax.tree.map(lambda *xs: np.concatenate(xs), *held_out)
+    for got, want in zip(jax.tree.leaves(instances), jax.tree.leaves(expected)):
+        np.testing.assert_array_equal(got, want)
+    starts = np.asarray(draw_starts(jax.random.PRNGKey(0), split, 50, held_out=True))
+    assert starts.min() >= 4000  # what held_out draws from
+    training = jax.tree.leaves(split.sample_params(jax.random.PRNGKey(0), 3).requests)
+    assert not all(np.array_equal(a, b) for a, b in zip(training, jax.tree.leaves(held_out[0].requests)))
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from jaxsched.core.unfinished import LEGEND, MARK, beats, finished_cell, leaves_unfinished, legend, marked, with_counts
+from jaxsched.core.unfinished import LEGEND, MARK, VM_LEGEND, beats, finished_cell, leaves_unfinished, legend, marked, with_counts
 from jaxsched.studies.grid_tables import markdown as grid_markdown
 from jaxsched.studies.vm_table import markdown as vm_markdown
 from jaxsched.sweep import _seeds_beating
@@ -33,6 +33,7 @@ def test_marks_counts_and_legend():
     assert marked("trained-s0", GREEDY) == f"trained-s0 {MARK}" and marked("sjf", SJF) == "sjf"
     assert finished_cell(GREEDY) == "83/100 jobs" and finished_cell({"mean_slowdown": 1.0}) == ""
     assert legend([SJF, SAMPLED]) == [] and legend([SJF, GREEDY]) == [LEGEND]
+    assert "VM" not in LEGEND and "step cap" not in LEGEND  # job tables speak of jobs only
     assert with_counts("slowdown 2.310", GREEDY).endswith(f"(83/100 jobs)  {MARK}")
     assert with_counts("slowdown 2.870  finished 100/100", SJF) == "slowdown 2.870  finished 100/100"
 
@@ -43,7 +44,7 @@ def test_vm_and_grid_tables_mark_rows_with_unfinished_work():
     text = vm_markdown([{**vm, "policy": "best_fit", "episodes_ended": 4},
                         {**vm, "policy": "trained", "episodes_ended": 3}])
     assert "| best_fit | 90.0" in text and "| trained * | 90.0" in text and "| 3 / 4 |" in text
-    assert text.rstrip().endswith(LEGEND)
+    assert text.rstrip().endswith(VM_LEGEND) and LEGEND not in text  # no jobs in a VM table
     grid = {"finished": 99.5, "jobs": 100}  # a mean over two seeds, one of them short of a job
     text = grid_markdown("rigid", {"fifo": {"finished": 100, "jobs": 100}, "sarsa": grid})
     assert "| fifo |" in text and "| sarsa * |" in text and "| 99.5 / 100 |" in text and LEGEND in text

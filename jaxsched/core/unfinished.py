@@ -3,7 +3,7 @@
 A policy's means cover the jobs it finished. A greedy policy that idles until the clock cap finishes
 fewer jobs, often only the easy ones, and then shows a lower mean slowdown than a heuristic that
 finished them all. Every table that can hold a learned policy therefore shows ``finished / jobs``
-beside the means, marks such a row with :data:`MARK` and prints :data:`LEGEND`, and never counts such
+beside the means, marks such a row with :data:`MARK` and prints :data:`LEGEND` (VM: :data:`VM_LEGEND`), and never counts such
 a row as beating a heuristic (:func:`beats`).
 
 Job-scheduling families (DeepRM, MDP design, grid) count ``finished`` of ``jobs``. VM placement has
@@ -15,8 +15,9 @@ the step cap before it ended (``episodes_ended`` of ``episodes``).
 from __future__ import annotations
 
 MARK = "*"
-LEGEND = (f"{MARK} leaves jobs unfinished (VM placement: episodes cut by the step cap): its means are over "
-          "finished jobs only and it is not ranked against heuristics")
+LEGEND = f"{MARK} leaves jobs unfinished: its means are over finished jobs only and it is not ranked against heuristics"
+VM_LEGEND = (f"{MARK} has episodes cut by the step cap: its means cover unended episodes and it is not ranked "
+             "against heuristics")
 
 
 def finished_of(stats: dict) -> tuple[float, float] | None:
@@ -54,9 +55,18 @@ def marked(name: str, stats: dict) -> str:
     return f"{name} {MARK}" if leaves_unfinished(stats) else name
 
 
+def legend_text(summaries) -> str:
+    """What :data:`MARK` means for these summaries: :data:`VM_LEGEND` where they count VM episodes
+    (no jobs), else :data:`LEGEND`."""
+    summaries = list(summaries)
+    episodes_only = summaries and all("jobs" not in s and "episodes_ended" in s for s in summaries)
+    return VM_LEGEND if episodes_only else LEGEND
+
+
 def legend(summaries) -> list[str]:
-    """``[LEGEND]`` if any of the summaries leaves jobs unfinished, else ``[]``."""
-    return [LEGEND] if any(leaves_unfinished(s) for s in summaries) else []
+    """``[legend_text]`` if any of the summaries leaves jobs unfinished (or VM episodes cut), else ``[]``."""
+    summaries = list(summaries)
+    return [legend_text(summaries)] if any(leaves_unfinished(s) for s in summaries) else []
 
 
 def beats(stats: dict, heuristic: dict, metric: str, higher_is_better: bool = False) -> bool:
