@@ -71,6 +71,14 @@ def resume(run: str, iterations: int, quick_iterations: int) -> Step:
     return Step(f"jaxsched.train --resume {run} iterations={iterations}", quick=f"iterations={quick_iterations}")
 
 
+def mdp_budget_sweep(name: str, mdp: str) -> Step:
+    """A 5-seed sweep of the MDP-design study's PPO (configs/mdp_ppo_compact.yaml, bracis-7) at the
+    paper's budget: 1875 iterations of 32 envs x 50 steps = 3.0M decisions per seed, 200 held-out jobsets."""
+    base = f"jaxsched.sweep --config configs/mdp_ppo_compact.yaml --out {{out}}/{name} {mdp}"
+    return Step(f"{base} --seeds 0:5 iterations=1875 chunk=25 checkpoint_every=625 eval_jobsets=200",
+                quick_command=f"{base} --seeds 0:2 iterations=2 chunk=1 checkpoint_every=1 eval_jobsets=5")
+
+
 def slot_scorer_sweep(name: str, lead: str = "", cloned: bool = True) -> Step:
     """The 8-seed DeepRM sweep of the shared job scorer (150 iterations of 10 x 10; with ``cloned``, BC
     on 400 jobsets first) into ``{out}/name``; ``lead``: overrides before the common ones."""
@@ -433,6 +441,33 @@ ITEMS: list[Item] = [
         inputs=("{scratch}/mdp/bracis-7_compact/config.json", "{scratch}/mdp/bracis-1_compact/config.json"),
         needs=("mdp_study",),
         headline="Lublin: SJF 2.25, PPO (bracis-7) 3.17, Packer 5.52, EASY 7.67, FCFS 42.1",
+    ),
+    Item(
+        id="sweep_mdp_sparse_reduced_3m",
+        paper="BRACIS'21 at the paper's budget (3M decisions per agent), compact + sparse + reduced PPO on "
+              "bracis-7, 5 seeds",
+        steps=(mdp_budget_sweep("sweep_mdp_sparse_reduced_3m", ""),),
+        outputs=("sweep_mdp_sparse_reduced_3m/summary.csv", "sweep_mdp_sparse_reduced_3m/report.md"),
+        wall_s=1200, estimate=True,
+        headline="(running)",
+    ),
+    Item(
+        id="sweep_mdp_compact_3m",
+        paper="BRACIS'21 at the paper's budget (3M decisions per agent), compact PPO with time-based steps and "
+              "every job in the reward on bracis-7, 5 seeds",
+        steps=(mdp_budget_sweep("sweep_mdp_compact_3m", "env_options.stepping=time env_options.reward_jobs=all"),),
+        outputs=("sweep_mdp_compact_3m/summary.csv", "sweep_mdp_compact_3m/report.md"),
+        wall_s=1200, estimate=True,
+        headline="(running)",
+    ),
+    Item(
+        id="sweep_mdp_sparse_reduced_3m_h60",
+        paper="BRACIS'21's H = 60 test: the compact + sparse + reduced sweep with a 60-step horizon (the paper: "
+              "indistinguishable from H = 20)",
+        steps=(mdp_budget_sweep("sweep_mdp_sparse_reduced_3m_h60", "env_options.horizon=60"),),
+        outputs=("sweep_mdp_sparse_reduced_3m_h60/summary.csv", "sweep_mdp_sparse_reduced_3m_h60/report.md"),
+        wall_s=1200, estimate=True,
+        headline="(running)",
     ),
     # ---- VM placement (CVD-RL, SchedRL) -------------------------------------------------------------
     Item(
