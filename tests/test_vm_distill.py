@@ -88,6 +88,7 @@ def test_pooled_ratio_counts_pairs():
 @pytest.mark.parametrize("argv, message", [
     (["--num-pms", "ten"], "--num-pms"),
     (["--seeds", "0"], "--seeds"),
+    (["--departure-weight", "0"], "--departure-weight"),
     (["--rounds", "3"], "--rounds"),
     (["--cvd-k", "1,2"], "--cvd-k"),
     (["--held-out-label-starts", "9", "--eval-starts", "4"], "--held-out-label-starts"),

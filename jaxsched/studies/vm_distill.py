@@ -188,15 +188,19 @@ def dataset(decisions: Decisions, mix: RequestMix) -> Dataset:
                    jnp.asarray(decisions.label), jnp.asarray(decisions.own))
 
 
-def choice_loss(logits: jax.Array, data: Dataset) -> jax.Array:
+def choice_loss(logits: jax.Array, data: Dataset, departure_weight: float = 1.0) -> jax.Array:
     """−log of the softmax mass (over the tried actions) on the best ones, averaged over the
-    decisions; a decision where every tried action is best contributes 0."""
+    decisions; a decision where every tried action is best contributes 0. Decisions where the base
+    policy's own action is not among the best (the planner departs, ~1% of them) weigh
+    ``departure_weight`` times the others, so that the scorer cannot ignore them."""
     logp = jax.nn.log_softmax(jnp.where(data.tried, logits, -jnp.inf), axis=-1)
-    return -jnp.mean(jax.nn.logsumexp(jnp.where(data.best, logp, -jnp.inf), axis=-1))
+    own_best = jnp.take_along_axis(data.best, data.own[:, None], axis=-1)[:, 0]
+    weight = jnp.where(own_best, 1.0, departure_weight)
+    return -jnp.sum(weight * jax.nn.logsumexp(jnp.where(data.best, logp, -jnp.inf), axis=-1)) / jnp.sum(weight)
 
 
 def train_scorer(placer: Placer, data: Dataset, seed: int, steps: int = 3000, batch: int = 256,
-                 lr: float = 1e-3):
+                 lr: float = 1e-3, departure_weight: float = 1.0):
     """Scorer weights from ``seed`` (initialisation and minibatches): Adam on :func:`choice_loss`."""
     init_key, data_key = jax.random.split(jax.random.PRNGKey(seed))
     weights = placer.net.init(init_key, data.features[0])
@@ -205,7 +209,7 @@ def train_scorer(placer: Placer, data: Dataset, seed: int, steps: int = 3000, ba
 
     def loss(weights, rows):
         part = jax.tree.map(lambda x: x[rows], data)
-        return choice_loss(placer.logits(weights, part.features), part)
+        return choice_loss(placer.logits(weights, part.features), part, departure_weight)
 
     def step(carry, key):
         weights, opt_state = carry
@@ -292,8 +296,8 @@ def _inputs(args):
         raise UsageError("--rounds is 1 (distil the planner over room_fit) or 2 (then over the learned placer)")
     if args.held_out_label_starts > args.eval_starts:
         raise UsageError("--held-out-label-starts must be <= --eval-starts (they are the first of them)")
-    if args.lr <= 0:
-        raise UsageError("--lr must be > 0")
+    if args.lr <= 0 or args.departure_weight <= 0:
+        raise UsageError("--lr and --departure-weight must be > 0")
     cvd_k = parse_cvd_k(args.cvd_k)
     try:
         variants = [build(args.env, num_pms=n, held_out_from=args.held_out_from) for n in sizes]
@@ -322,6 +326,8 @@ def main(argv=None) -> int:
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--hidden", type=int, default=64)
+    parser.add_argument("--departure-weight", type=float, default=1.0,
+                        help="loss weight of the decisions where the planner leaves its base (see choice_loss)")
     parser.add_argument("--out", type=Path, default=Path("runs/vm_distill.json"))
     args = parser.parse_args(argv)
     try:
@@ -351,7 +357,7 @@ def main(argv=None) -> int:
         held_parts.append(held)
         t1 = time.perf_counter()
         train_data, held_data = dataset(concat(train_parts), placer.mix), dataset(held, placer.mix)
-        weights = [train_scorer(placer, train_data, seed, args.steps, args.batch, args.lr)
+        weights = [train_scorer(placer, train_data, seed, args.steps, args.batch, args.lr, args.departure_weight)
                    for seed in progress(range(args.seeds), "training seeds", unit="seed")]
         t2 = time.perf_counter()
         row = evaluate_round(variants, placer, weights, eval_starts, train_data, held_data)
