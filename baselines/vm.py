@@ -97,13 +97,18 @@ def usable_room(mix: RequestMix, pm_state: jax.Array) -> jax.Array:
     over a NUMA's capacity): n_t how many more type-t VMs fit (per NUMA for a single-NUMA type, half
     on each NUMA for a double one), s_t the type's cpu share of a PM, w_t its share of creates. In PMs
     of cpu the mix can still use: a hole no type fits counts 0."""
+    return jnp.sum(mix.weight * 0.5 * mix.cpu * type_fits(mix, pm_state), axis=-1)
+
+
+def type_fits(mix: RequestMix, pm_state: jax.Array) -> jax.Array:
+    """float32[..., T] how many more VMs of each type of ``mix`` fit on PMs ``pm_state[..., 4]``
+    (see :func:`usable_room`)."""
     cpu, mem = pm_state[..., None, 0:2], pm_state[..., None, 2:4]  # [..., 1, 2]
     single = jnp.floor(jnp.minimum(cpu / mix.cpu[:, None], mem / mix.mem[:, None]) + ROUNDING)  # [..., T, 2]
     single = jnp.sum(jnp.maximum(single, 0.0), axis=-1)
     double = jnp.floor(jnp.min(jnp.minimum(cpu / (0.5 * mix.cpu[:, None]), mem / (0.5 * mix.mem[:, None])),
                                axis=-1) + ROUNDING)
-    fits = jnp.where(mix.double, jnp.maximum(double, 0.0), single)  # [..., T]
-    return jnp.sum(mix.weight * 0.5 * mix.cpu * fits, axis=-1)
+    return jnp.where(mix.double, jnp.maximum(double, 0.0), single)
 
 
 def pm_ratios(obs) -> jax.Array:

@@ -43,10 +43,23 @@ def improved_action(env, params, policy, state, candidates: Callable | None = No
 
     Tries every feasible action, or only ``candidates(obs)`` (a bool mask, e.g. CVD-RL's top-k set)
     plus ``policy``'s own action: at most ``num_tried`` of them, so the batch of rollouts is smaller."""
+    values, own = action_values(env, params, policy, state, candidates, num_tried)
+    return improved_choice(values, own), own
+
+
+def improved_choice(values: jax.Array, own: jax.Array) -> jax.Array:
+    """The action of :func:`action_values`' ``values`` with the most placements, ties to ``own``."""
+    return jnp.where(values[own] == jnp.max(values), own, jnp.argmax(values)).astype(jnp.int32)
+
+
+def action_values(env, params, policy, state, candidates: Callable | None = None,
+                  num_tried: int | None = None) -> tuple[jax.Array, jax.Array]:
+    """``(values, own)``: int32[2N] VMs placed from ``state`` to the episode's end taking each tried
+    action first and then following ``policy`` (-1 where not tried: infeasible, or outside
+    ``candidates`` and not ``policy``'s own), and ``policy``'s own action (see :func:`improved_action`)."""
     obs = env.get_obs(state, params)
     own = policy(None, obs)
-    allowed = obs.action_mask if candidates is None else \
-        obs.action_mask & (candidates(obs) | (jnp.arange(env.num_actions) == own))
+    allowed = tried_mask(obs, own, candidates)
     count = env.num_actions if num_tried is None else min(num_tried, env.num_actions)
     _, tried = jax.lax.top_k(allowed.astype(jnp.int32), count)  # the allowed ones first
 
@@ -57,7 +70,15 @@ def improved_action(env, params, policy, state, candidates: Callable | None = No
 
     values = jnp.full(env.num_actions, -1, jnp.int32).at[tried].set(
         jnp.where(allowed[tried], jax.vmap(value)(tried), -1))
-    return jnp.where(values[own] == jnp.max(values), own, jnp.argmax(values)).astype(jnp.int32), own
+    return values, own
+
+
+def tried_mask(obs, own: jax.Array, candidates: Callable | None = None) -> jax.Array:
+    """bool[2N] the actions :func:`action_values` tries: the feasible ones among ``candidates(obs)``
+    and ``own`` (every feasible one when ``candidates`` is None)."""
+    if candidates is None:
+        return obs.action_mask
+    return obs.action_mask & (candidates(obs) | (jnp.arange(obs.action_mask.shape[-1]) == own))
 
 
 def improved_episode(env, params, policy, candidates: Callable | None = None,
