@@ -74,9 +74,18 @@ def resume(run: str, iterations: int, quick_iterations: int) -> Step:
 def mdp_budget_sweep(name: str, mdp: str) -> Step:
     """A 5-seed sweep of the MDP-design study's PPO (configs/mdp_ppo_compact.yaml, bracis-7) at the
     paper's budget: 1875 iterations of 32 envs x 50 steps = 3.0M decisions per seed, 200 held-out jobsets."""
-    base = f"jaxsched.sweep --config configs/mdp_ppo_compact.yaml --out {{out}}/{name} {mdp}"
-    return Step(f"{base} --seeds 0:5 iterations=1875 chunk=25 checkpoint_every=625 eval_jobsets=200",
-                quick_command=f"{base} --seeds 0:2 iterations=2 chunk=1 checkpoint_every=1 eval_jobsets=5")
+    base = f"jaxsched.sweep --config configs/mdp_ppo_compact.yaml --out {{out}}/{name}"
+    return Step(f"{base} --seeds 0:5 {mdp} iterations=1875 chunk=25 checkpoint_every=625 eval_jobsets=200",
+                quick_command=f"{base} --seeds 0:2 {mdp} iterations=2 chunk=1 checkpoint_every=1 eval_jobsets=5")
+
+
+def distill_step(name: str, options: str) -> Step:
+    """One run of the planner's distillation (vm-frag, trained at 10 PMs on 32 training starts, 5 seeds,
+    measured on vm_planner's 50 held-out starts at 10 and 20 PMs) into ``{out}/vm_distill/name.json``."""
+    common = "jaxsched.studies.vm_distill --env vm-frag --held-out-from 7000"
+    return Step(f"{common} --num-pms 10,20 --train-starts 32 --seeds 5 {options} --out {{out}}/vm_distill/{name}.json",
+                quick_command=f"{common} --num-pms 3 --train-starts 1 --held-out-label-starts 1 --eval-starts 2 "
+                              f"--seeds 1 --steps 20 {options} --out {{out}}/vm_distill/{name}.json")
 
 
 def slot_scorer_sweep(name: str, lead: str = "", cloned: bool = True) -> Step:
@@ -721,6 +730,18 @@ ITEMS: list[Item] = [
         wall_s=1100,
         headline="planner / room_fit IQM 1.126 [1.076, 1.210] at 10 PMs (50 starts), 1.097 [1.027, 1.174] at 20 PMs "
                  "(10 starts); better on every start; 9.4 / 58.5 s per episode on CPU",
+    ),
+    Item(
+        id="vm_distill",
+        paper="issue 18's expert iteration: the planner distilled into a learned placer that sees only the "
+              "observation, on the planner's held-out starts",
+        steps=(distill_step("rounds2", "--rounds 2"),
+               distill_step("departure20", "--rounds 1 --departure-weight 20"),
+               distill_step("departure200", "--rounds 1 --departure-weight 200")),
+        outputs=("vm_distill/rounds2.json", "vm_distill/departure20.json", "vm_distill/departure200.json"),
+        wall_s=1867,
+        headline="negative: learned / room_fit IQM 1.000 at 10 and 20 PMs (5 seeds, CIs contain 1); the planner "
+                 "leaves room_fit at ~1% of decisions and the observation predicts 8-28% of those",
     ),
     # ---- Grid site (SARSA + ESN) --------------------------------------------------------------------
     Item(
