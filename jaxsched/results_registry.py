@@ -159,6 +159,13 @@ GRID_TABLES = ("jaxsched.studies.grid_tables --episodes 8 --seed 12345 --option 
 SWF_EVAL = ("jaxsched.studies.swf_eval --trace dataset:{trace} --window 128 --quantum 600 "
             "--policies sjf,packer,fcfs,easy,random --checkpoint {{scratch}}/mdp/bracis-7_compact "
             "--checkpoint {{scratch}}/mdp/bracis-1_compact --out {{out}}/mdp_swf/{name}.json")
+SWF_3M = ("jaxsched.studies.swf_eval --trace dataset:{trace} --window 128 --quantum 600 "
+          "--policies sjf,packer,fcfs,easy,random --checkpoint {{out}}/sweep_mdp_compact_3m/cells/{cell} "
+          "--num-windows {windows} --episodes {episodes} --out {{out}}/mdp_swf_3m/{name}.json")
+SWF_3M_CELL = ("cell000__env_options.stepping=time__env_options.reward_jobs=all__iterations=1875__chunk=25__"
+               "checkpoint_every=625__eval_jobsets=200")
+SWF_3M_QUICK_CELL = ("cell000__env_options.stepping=time__env_options.reward_jobs=all__iterations=2__chunk=1__"
+                     "checkpoint_every=1__eval_jobsets=5")
 DEEPRM2 = "configs/deeprm2_cnn_bc.yaml"
 DEEPRM2_SMALL = ("algo_options.num_jobsets=4", "algo_options.num_rollouts=5", "bc.num_jobsets=50", "bc.max_epochs=15")
 
@@ -487,8 +494,26 @@ ITEMS: list[Item] = [
               "reduced PPO, 5 seeds",
         steps=(mdp_budget_sweep("sweep_mdp_sparse_reduced_3m_bracis1", "env=bracis-1"),),
         outputs=("sweep_mdp_sparse_reduced_3m_bracis1/summary.csv", "sweep_mdp_sparse_reduced_3m_bracis1/report.md"),
-        wall_s=1200, estimate=True,
-        headline="(running)",
+        wall_s=935,
+        headline="bracis-1, 3M decisions x 5 seeds: sampled IQM 2.590 [2.479, 2.718] vs SJF 2.013, Packer 2.674 "
+                 "(4/5 beat Packer, 0/5 SJF, every job finished)",
+    ),
+    Item(
+        id="mdp_swf_3m",
+        paper="BRACIS'21 on real traces with the 3M-decision compact time-based agent (seed 0 of sweep_mdp_compact_3m), "
+              "1001 / 1000 sampled episodes (7 x 143, 8 x 125 windows x episodes) as the paper's 1000",
+        steps=tuple(Step(SWF_3M.format(trace=trace, name=name, cell=SWF_3M_CELL, windows=windows, episodes=episodes),
+                         quick_command=SWF_3M.format(trace=trace, name=name, cell=SWF_3M_QUICK_CELL, windows=1,
+                                                     episodes=2))
+                    for trace, name, windows, episodes in (("ctc-sp2-first969", "ctc-sp2", 7, 143),
+                                                           ("lublin-256", "lublin-256", 8, 125))),
+        outputs=("mdp_swf_3m/ctc-sp2.json", "mdp_swf_3m/ctc-sp2.md", "mdp_swf_3m/lublin-256.json",
+                 "mdp_swf_3m/lublin-256.md"),
+        wall_s=228,
+        inputs=("{out}/sweep_mdp_compact_3m/cells/" + SWF_3M_CELL + "/config.json",),
+        needs=("sweep_mdp_compact_3m",),
+        headline="the 3M agent transfers worse than the 96k one: sampled 6.29 on CTC SP2 (SJF 1.48; 96k agent "
+                 "1.66), 13.39 on Lublin-256 (SJF 2.40, EASY 9.31; 96k agent 3.17)",
     ),
     # ---- VM placement (CVD-RL, SchedRL) -------------------------------------------------------------
     Item(

@@ -8,10 +8,13 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from conftest import dataset_file
 from unfinished_policies import short_jobs_only
 from jaxsched.core.unfinished import LEGEND
+from jaxsched.errors import UsageError
+from jaxsched.studies import swf_eval
 from jaxsched.studies.swf_eval import evaluate_trace, main, markdown, trace_jobsets
 
 
@@ -76,3 +79,13 @@ def test_greedy_mode_leaves_out_the_sampled_rows():
 def test_episodes_below_one_is_a_usage_error(capsys):
     assert main(["--trace", str(ctc()), "--episodes", "0"]) == 2
     assert "--episodes must be >= 1" in capsys.readouterr().err
+
+
+def test_an_event_trained_agent_is_refused_on_time_based_trace_steps():
+    """The trace runs time-based steps; an agent trained with event-based ones never saw a state where
+    nothing fits, so loading it is a usage error, not a silently bad row (results/ holds such a run)."""
+    runs = sorted((Path(__file__).parent.parent / "results" / "sweep_mdp_sparse_reduced_3m" / "cells").glob("cell000*"))
+    if not runs:
+        pytest.skip("results/sweep_mdp_sparse_reduced_3m is not in this checkout")
+    with pytest.raises(UsageError, match="event-based steps"):
+        swf_eval.load_agents(runs[:1])

@@ -165,6 +165,10 @@ def load_agents(run_dirs: list[Path]) -> dict:
         if variant.env.feature_shape() != build("bracis-1", **ENV_OPTIONS).env.feature_shape():
             raise UsageError(f"{run}: only compact (bracis-observation) agents with W = 10, H = 20 transfer to "
                              "a trace's cluster")
+        if variant.env.stepping != ENV_OPTIONS["stepping"]:
+            raise UsageError(f"{run}: trained with {variant.env.stepping}-based steps; the trace runs "
+                             f"{ENV_OPTIONS['stepping']}-based steps, which would ask it in states it never saw "
+                             "(nothing fits): pass a time-based agent")
         agents[f"ppo:{run.name}"] = (greedy, load_policy(run, greedy=False)[0])
     return agents
 
