@@ -236,7 +236,9 @@ class DeepRM(environment.Environment[EnvState, EnvParams]):
 
         A visible job that does not fit now can only come to fit right after some job's end: the
         first free window [k, k + d) has row k - 1 blocked and row k less used, so a job ends at k.
-        Termination (the system empties) also falls on a job's end or an arrival-related time."""
+        Termination (the system empties) also falls on a job's end or an arrival-related time. This
+        needs every job's rows inside the grid (duration <= grid_len), as the generators and the CSV
+        and SWF loaders ensure: a longer job's rows would leave the grid before it ends."""
         jobs, clock = state.jobset, state.clock
         cap = params.max_time - clock
         ends = state.start + jobs.duration - clock
