@@ -13,7 +13,6 @@ import pytest
 from conftest import dataset_file
 from unfinished_policies import short_jobs_only
 from jaxsched.core.unfinished import LEGEND
-from jaxsched.errors import UsageError
 from jaxsched.studies import swf_eval
 from jaxsched.studies.swf_eval import evaluate_trace, main, markdown, trace_jobsets
 
@@ -81,11 +80,12 @@ def test_episodes_below_one_is_a_usage_error(capsys):
     assert "--episodes must be >= 1" in capsys.readouterr().err
 
 
-def test_an_event_trained_agent_is_refused_on_time_based_trace_steps():
+def test_an_event_trained_agent_is_flagged_on_time_based_trace_steps(capsys):
     """The trace runs time-based steps; an agent trained with event-based ones never saw a state where
-    nothing fits, so loading it is a usage error, not a silently bad row (results/ holds such a run)."""
+    nothing fits, so loading it says so on stderr, not a silently bad row (results/ holds such a run)."""
     runs = sorted((Path(__file__).parent.parent / "results" / "sweep_mdp_sparse_reduced_3m" / "cells").glob("cell000*"))
     if not runs:
         pytest.skip("results/sweep_mdp_sparse_reduced_3m is not in this checkout")
-    with pytest.raises(UsageError, match="event-based steps"):
-        swf_eval.load_agents(runs[:1])
+    assert len(swf_eval.load_agents(runs[:1])) == 1
+    err = capsys.readouterr().err
+    assert "warning:" in err and "event-based steps" in err
