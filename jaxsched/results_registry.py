@@ -71,12 +71,15 @@ def resume(run: str, iterations: int, quick_iterations: int) -> Step:
     return Step(f"jaxsched.train --resume {run} iterations={iterations}", quick=f"iterations={quick_iterations}")
 
 
-def mdp_budget_sweep(name: str, mdp: str) -> Step:
-    """A 5-seed sweep of the MDP-design study's PPO (configs/mdp_ppo_compact.yaml, bracis-7) at the
-    paper's budget: 1875 iterations of 32 envs x 50 steps = 3.0M decisions per seed, 200 held-out jobsets."""
+def mdp_budget_item(name: str, paper: str, mdp: str, wall_s: float, headline: str) -> Item:
+    """A 5-seed sweep of the MDP-design study's PPO (configs/mdp_ppo_compact.yaml, bracis-7 unless ``mdp``
+    overrides it) at the paper's budget: 1875 iterations of 32 envs x 50 steps = 3.0M decisions per seed,
+    200 held-out jobsets; ``mdp``: the swept overrides, written to ``{out}/name``."""
     base = f"jaxsched.sweep --config configs/mdp_ppo_compact.yaml --out {{out}}/{name}"
-    return Step(f"{base} --seeds 0:5 {mdp} iterations=1875 chunk=25 checkpoint_every=625 eval_jobsets=200",
+    step = Step(f"{base} --seeds 0:5 {mdp} iterations=1875 chunk=25 checkpoint_every=625 eval_jobsets=200",
                 quick_command=f"{base} --seeds 0:2 {mdp} iterations=2 chunk=1 checkpoint_every=1 eval_jobsets=5")
+    return Item(id=name, paper=paper, steps=(step,), outputs=(f"{name}/summary.csv", f"{name}/report.md"),
+                wall_s=wall_s, headline=headline)
 
 
 def distill_step(name: str, options: str) -> Step:
@@ -458,46 +461,33 @@ ITEMS: list[Item] = [
         needs=("mdp_study",),
         headline="Lublin: SJF 2.25, PPO (bracis-7) 3.17, Packer 5.52, EASY 7.67, FCFS 42.1",
     ),
-    Item(
-        id="sweep_mdp_sparse_reduced_3m",
-        paper="BRACIS'21 at the paper's budget (3M decisions per agent), compact + sparse + reduced PPO on "
-              "bracis-7, 5 seeds",
-        steps=(mdp_budget_sweep("sweep_mdp_sparse_reduced_3m", ""),),
-        outputs=("sweep_mdp_sparse_reduced_3m/summary.csv", "sweep_mdp_sparse_reduced_3m/report.md"),
-        wall_s=1022,
-        headline="3M decisions x 5 seeds: sampled IQM 1.471 [1.416, 1.556] vs SJF 1.383, Packer 1.605 (5/5 beat "
-                 "Packer, 0/5 SJF, every job finished); greedy leaves jobs unfinished on 4 of 5 seeds",
-    ),
-    Item(
-        id="sweep_mdp_compact_3m",
-        paper="BRACIS'21 at the paper's budget (3M decisions per agent), compact PPO with time-based steps and "
-              "every job in the reward on bracis-7, 5 seeds",
-        steps=(mdp_budget_sweep("sweep_mdp_compact_3m", "env_options.stepping=time env_options.reward_jobs=all"),),
-        outputs=("sweep_mdp_compact_3m/summary.csv", "sweep_mdp_compact_3m/report.md"),
-        wall_s=643,
-        headline="3M decisions x 5 seeds: sampled IQM 1.487 [1.466, 1.556] vs SJF 1.383, Packer 1.605 (5/5 beat "
-                 "Packer, 0/5 SJF, every job finished): level with compact + sparse + reduced (1.471)",
-    ),
-    Item(
-        id="sweep_mdp_sparse_reduced_3m_h60",
-        paper="BRACIS'21's H = 60 test: the compact + sparse + reduced sweep with a 60-step horizon (the paper: "
-              "indistinguishable from H = 20)",
-        steps=(mdp_budget_sweep("sweep_mdp_sparse_reduced_3m_h60", "env_options.horizon=60"),),
-        outputs=("sweep_mdp_sparse_reduced_3m_h60/summary.csv", "sweep_mdp_sparse_reduced_3m_h60/report.md"),
-        wall_s=1116,
-        headline="H = 60, 3M decisions x 5 seeds: sampled IQM 1.586 [1.465, 1.987] vs 1.471 [1.416, 1.556] at H = 20 "
-                 "(CIs overlap; one H = 60 seed lags at 2.16); SJF 1.383, Packer 1.605",
-    ),
-    Item(
-        id="sweep_mdp_sparse_reduced_3m_bracis1",
-        paper="BRACIS'21 at the paper's budget on scenario 1 (10 processors, jobs <= 15 steps): compact + sparse + "
-              "reduced PPO, 5 seeds",
-        steps=(mdp_budget_sweep("sweep_mdp_sparse_reduced_3m_bracis1", "env=bracis-1"),),
-        outputs=("sweep_mdp_sparse_reduced_3m_bracis1/summary.csv", "sweep_mdp_sparse_reduced_3m_bracis1/report.md"),
-        wall_s=935,
-        headline="bracis-1, 3M decisions x 5 seeds: sampled IQM 2.590 [2.479, 2.718] vs SJF 2.013, Packer 2.674 "
-                 "(4/5 beat Packer, 0/5 SJF, every job finished)",
-    ),
+    mdp_budget_item(
+        "sweep_mdp_sparse_reduced_3m",
+        "BRACIS'21 at the paper's budget (3M decisions per agent), compact + sparse + reduced PPO on bracis-7, 5 seeds",
+        "", 1022,
+        "3M decisions x 5 seeds: sampled IQM 1.471 [1.416, 1.556] vs SJF 1.383, Packer 1.605 (5/5 beat Packer, 0/5 "
+        "SJF, every job finished); greedy leaves jobs unfinished on 4 of 5 seeds"),
+    mdp_budget_item(
+        "sweep_mdp_compact_3m",
+        "BRACIS'21 at the paper's budget (3M decisions per agent), compact PPO with time-based steps and every job "
+        "in the reward on bracis-7, 5 seeds",
+        "env_options.stepping=time env_options.reward_jobs=all", 643,
+        "3M decisions x 5 seeds: sampled IQM 1.487 [1.466, 1.556] vs SJF 1.383, Packer 1.605 (5/5 beat Packer, 0/5 "
+        "SJF, every job finished): level with compact + sparse + reduced (1.471)"),
+    mdp_budget_item(
+        "sweep_mdp_sparse_reduced_3m_h60",
+        "BRACIS'21's H = 60 test: the compact + sparse + reduced sweep with a 60-step horizon (the paper: "
+        "indistinguishable from H = 20)",
+        "env_options.horizon=60", 1116,
+        "H = 60, 3M decisions x 5 seeds: sampled IQM 1.586 [1.465, 1.987] vs 1.471 [1.416, 1.556] at H = 20 (CIs "
+        "overlap; one H = 60 seed lags at 2.16); SJF 1.383, Packer 1.605"),
+    mdp_budget_item(
+        "sweep_mdp_sparse_reduced_3m_bracis1",
+        "BRACIS'21 at the paper's budget on scenario 1 (10 processors, jobs <= 15 steps): compact + sparse + "
+        "reduced PPO, 5 seeds",
+        "env=bracis-1", 935,
+        "bracis-1, 3M decisions x 5 seeds: sampled IQM 2.590 [2.479, 2.718] vs SJF 2.013, Packer 2.674 (4/5 beat "
+        "Packer, 0/5 SJF, every job finished)"),
     Item(
         id="mdp_swf_3m",
         paper="BRACIS'21 on real traces with the 3M-decision compact time-based agent (seed 0 of sweep_mdp_compact_3m), "
