@@ -91,15 +91,15 @@ def distill_step(name: str, options: str) -> Step:
                               f"--seeds 1 --steps 20 {options} --out {{out}}/vm_distill/{name}.json")
 
 
-def slot_scorer_sweep(name: str, lead: str = "", cloned: bool = True) -> Step:
-    """The 8-seed DeepRM sweep of the shared job scorer (150 iterations of 10 x 10; with ``cloned``, BC
-    on 400 jobsets first) into ``{out}/name``; ``lead``: overrides before the common ones."""
+def slot_scorer_sweep(name: str, lead: str = "", cloned: bool = True, seeds: str = "0:8") -> Step:
+    """The DeepRM sweep of the shared job scorer over ``seeds`` (150 iterations of 10 x 10; with ``cloned``,
+    BC on 400 jobsets first) into ``{out}/name``; ``lead``: overrides (and swept axes) before the common ones."""
     def command(seeds: str, size: str, bc: str) -> str:
         network = "algo_options.network=slots" + (f" bc.network=slots {bc}" if cloned else "")
         return (f"jaxsched.sweep --config configs/deeprm_slowdown_bc.yaml --seeds {seeds} --out {{out}}/{name} "
                 f"{lead}{size} {network}")
 
-    return Step(command("0:8", "iterations=150 algo_options.num_jobsets=10 algo_options.num_rollouts=10",
+    return Step(command(seeds, "iterations=150 algo_options.num_jobsets=10 algo_options.num_rollouts=10",
                         "bc.num_jobsets=400 bc.patience=10") + " devices=auto",
                 quick_command=command("0:2", "iterations=2 chunk=1 checkpoint_every=1 eval_jobsets=5 "
                                       "algo_options.num_jobsets=2 algo_options.num_rollouts=2",
@@ -111,6 +111,8 @@ def copy(source: str, target: str) -> Step:
     return Step(f"copy {source} {target}")
 
 
+# Tetris*'s knob (its weight on Packer's alignment score; 1 - knob on 1 / duration) from nearly SJF to the default.
+TETRIS_KNOBS = ",".join(f"tetris:{knob}" for knob in (0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.8))
 VM_CVD = "configs/vm_cvd_frag.yaml"
 VM_DQN = "configs/vm_dqn_frag.yaml"
 VM_IMPACT = "configs/vm_cvd_frag_impact.yaml"
@@ -271,6 +273,24 @@ ITEMS: list[Item] = [
         wall_s=1248,
         headline="8 seeds, sampled IQM 2.906 [2.820, 3.003] vs SJF 4.063, every seed beats SJF with every job "
                  "finished",
+    ),
+    Item(
+        id="deeprm_paper_fig4",
+        paper="DeepRM Fig. 4 on the paper's job sizes (deeprm-paper: demands 0.25-0.5r / 0.05-0.1r), heuristics vs "
+              "load, and Tetris*'s knob on both workloads (where the paper's ordering, Tetris* best, holds)",
+        steps=(Step("jaxsched.evaluate --env deeprm-paper --policies sjf,packer,tetris,random,fcfs --loads 0.1:1.9:0.2 "
+                    "--jobsets 10 --seeds 0:10 --summary {out}/deeprm_paper_fig4/heuristics.json "
+                    "--results-dir {out}/deeprm_paper_fig4", quick="--loads 0.3,0.7 --jobsets 2 --seeds 0:2"),
+               *(Step(f"jaxsched.evaluate --env {env} --policies sjf,{TETRIS_KNOBS} --loads 0.3,0.7,1.1 --jobsets 10 "
+                      f"--seeds 0:10 --summary {{out}}/deeprm_paper_fig4/tetris_knob_{env}.json "
+                      f"--results-dir {{scratch}}/tetris_knob_{env}", quick="--loads 0.7 --jobsets 2 --seeds 0:1")
+                 for env in ("deeprm-paper", "deeprm"))),
+        outputs=("deeprm_paper_fig4/heuristics.json", "deeprm_paper_fig4/deeprm-paper_slowdown_vs_load.csv",
+                 "deeprm_paper_fig4/deeprm-paper_slowdown_vs_load.png", "deeprm_paper_fig4/tetris_knob_deeprm-paper.json",
+                 "deeprm_paper_fig4/tetris_knob_deeprm.json"),
+        wall_s=600, estimate=True,
+        headline="paper sizes: SJF best at every load (0.7: SJF 1.66, Tetris* 2.03, Packer 2.34); one arrival per "
+                 "step caps the offered load at 1.02; Tetris* reaches SJF only as its knob goes to 0 (pure SJF)",
     ),
     Item(
         id="deeprm_bc_load1.1",

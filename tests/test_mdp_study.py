@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import csv
+import json
 
 import numpy as np
 import pytest
 
+from jaxsched.core.runs import FORMAT_VERSION
 from jaxsched.core.unfinished import LEGEND
+from jaxsched.errors import UsageError
+from jaxsched.studies import mdp_transfer
 from jaxsched.studies.mdp_study import fig4_markdown, read_metrics
 
 
@@ -39,3 +43,45 @@ def test_read_metrics_counts_agent_steps_per_seed_and_excludes_the_compiling_chu
     assert m["s_per_million_steps_all_seeds"] == pytest.approx(12.0 / 800 * 1e6)
     assert m["s_per_million_steps_after_compile"] == pytest.approx(2.0 / 400 * 1e6)
     np.testing.assert_array_equal(m["slowdown"][:, 0], [2.0, 3.0])
+
+
+def _transfer_results(transferred: list[float], specialised: list[float] | None, unfinished: int = 0) -> dict:
+    seeds = lambda values, lost: {f"s{i}": {"mean_slowdown": v, "finished": 10 - (lost if i == 0 else 0), "jobs": 10}
+                                  for i, v in enumerate(values)}
+    row = {"transferred": seeds(transferred, unfinished), "sjf": {"mean_slowdown": 2.0, "finished": 10, "jobs": 10},
+           "packer": {"mean_slowdown": 3.0, "finished": 10, "jobs": 10},
+           "random": {"mean_slowdown": 9.0, "finished": 10, "jobs": 10}}
+    if specialised is not None:
+        row["specialised"] = seeds(specialised, 0)
+    for agent in ("transferred", "specialised"):
+        if agent in row:
+            row[f"{agent}_over_seeds"] = mdp_transfer.over_seeds(row[agent])
+    return {"trained_on": "bracis-7", "env_options": {}, "run": "r", "seeds": list(range(len(transferred))),
+            "policy": "sampled", "stepping": "time", "jobsets": 2, "seed": 1, "specialised": ["s"] if specialised else [],
+            "scenarios": {"bracis-1": row}}
+
+
+def test_transfer_table_says_whether_the_transferred_agent_beats_the_specialised_one():
+    apart = mdp_transfer.markdown(_transfer_results([1.0, 1.1, 1.2, 1.1, 1.0], [2.0, 2.1, 2.2, 2.1, 2.0]))
+    assert "| bracis-1 | 1.067 [" in apart and apart.rstrip().endswith("| yes |")
+    worse = mdp_transfer.markdown(_transfer_results([2.0, 2.1, 2.2, 2.1, 2.0], [1.0, 1.1, 1.2, 1.1, 1.0]))
+    assert worse.rstrip().endswith("| no |")
+    close = mdp_transfer.markdown(_transfer_results([1.0, 2.0, 1.5, 1.2, 1.8], [1.1, 1.9, 1.4, 1.3, 1.7]))
+    assert close.rstrip().endswith("| CIs overlap |")
+    lost = mdp_transfer.markdown(_transfer_results([1.0, 1.1, 1.2, 1.1, 1.0], [2.0, 2.1, 2.2, 2.1, 2.0], unfinished=3))
+    assert "(47/50)*" in lost and "(unfinished jobs)" in lost and LEGEND in lost
+    alone = mdp_transfer.markdown(_transfer_results([1.0, 1.1], None))
+    assert "specialised" not in alone.split("\n")[2]
+
+
+def test_transfer_refuses_a_sweep_without_finished_cells_and_a_scenario_trained_twice(tmp_path):
+    (tmp_path / "empty" / "cells" / "c0").mkdir(parents=True)
+    with pytest.raises(UsageError, match="no finished cell"):
+        mdp_transfer.specialised_cells([tmp_path / "empty"])
+    for sweep in ("a", "b"):
+        cell = tmp_path / sweep / "cells" / "c0"
+        cell.mkdir(parents=True)
+        (cell / "eval.json").write_text("{}")
+        (cell / "config.json").write_text(json.dumps({"format": FORMAT_VERSION, "config": {"env": "bracis-1"}}))
+    with pytest.raises(UsageError, match="bracis-1 is trained in both"):
+        mdp_transfer.specialised_cells([tmp_path / "a", tmp_path / "b"])

@@ -55,13 +55,14 @@ def find_runs(runs: Path, scenario: str) -> dict[str, Path]:
     return found
 
 
-def evaluate_seeds(experiment, states, batched, key) -> list[dict]:
-    """Each seed's greedy policy on the instances, vmapped over the seeds (one compilation)."""
+def evaluate_seeds(experiment, states, batched, key, greedy: bool = True) -> list[dict]:
+    """Each seed's policy (greedy, or sampled with ``key``) on the instances, vmapped over the seeds (one
+    compilation)."""
     variant, config = experiment.variant, experiment.config
     learner = ALGORITHMS[config.algo]
 
     def per_seed(params, batched):  # jobsets as an argument, not a constant XLA would fold
-        policy = learner.policy_from(experiment.algo, variant.env, params, True)
+        policy = learner.policy_from(experiment.algo, variant.env, params, greedy)
         return make_evaluator(variant.env, policy)(batched, key)
 
     result = jax.jit(jax.vmap(per_seed, in_axes=(0, None)))(states.params, batched)
