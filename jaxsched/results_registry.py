@@ -171,6 +171,16 @@ SWF_3M_CELL = ("cell000__env_options.stepping=time__env_options.reward_jobs=all_
                "checkpoint_every=625__eval_jobsets=200")
 SWF_3M_QUICK_CELL = ("cell000__env_options.stepping=time__env_options.reward_jobs=all__iterations=2__chunk=1__"
                      "checkpoint_every=1__eval_jobsets=5")
+BRACIS_ALL = " ".join(f"bracis-{n}" for n in range(1, 11))
+MDP_3M_CELL = "cell000__iterations=1875__chunk=25__checkpoint_every=625__eval_jobsets=200"
+MDP_3M_QUICK_CELL = "cell000__iterations=2__chunk=1__checkpoint_every=1__eval_jobsets=5"
+# the paper's transferred agent (compact + sparse + reduced, trained on bracis-7) on every scenario, beside
+# each scenario's own agents from the three 3M sweeps
+TRANSFER_3M = ("jaxsched.studies.mdp_transfer {{out}}/sweep_mdp_sparse_reduced_3m/cells/{cell} "
+               "{{out}}/mdp_transfer_3m/{stepping}.json {scenarios} --all-seeds --sampled --stepping {stepping} "
+               "--jobsets {jobsets} --specialised {{out}}/sweep_mdp_sparse_reduced_3m "
+               "--specialised {{out}}/sweep_mdp_sparse_reduced_3m_bracis1 "
+               "--specialised {{out}}/sweep_mdp_sparse_reduced_3m_scenarios")
 DEEPRM2 = "configs/deeprm2_cnn_bc.yaml"
 DEEPRM2_SMALL = ("algo_options.num_jobsets=4", "algo_options.num_rollouts=5", "bc.num_jobsets=50", "bc.max_epochs=15")
 
@@ -291,6 +301,17 @@ ITEMS: list[Item] = [
         wall_s=600, estimate=True,
         headline="paper sizes: SJF best at every load (0.7: SJF 1.66, Tetris* 2.03, Packer 2.34); one arrival per "
                  "step caps the offered load at 1.02; Tetris* reaches SJF only as its knob goes to 0 (pure SJF)",
+    ),
+    Item(
+        id="sweep_deeprm_paper_slots",
+        paper="DeepRM Fig. 4 on the paper's job sizes with a policy trained per load (0.7 and 1.0, the most one "
+              "arrival per step offers): the slot scorer, BC then REINFORCE, 6 seeds",
+        steps=(slot_scorer_sweep("sweep_deeprm_paper_slots", "env=deeprm-paper env_options.load=0.7,1.0 ",
+                                 seeds="0:6"),),
+        outputs=("sweep_deeprm_paper_slots/summary.csv", "sweep_deeprm_paper_slots/report.md"),
+        wall_s=6000,
+        headline="6 seeds, sampled IQM 1.449 [1.420, 1.468] at 0.7 (SJF 1.588, Tetris* 1.910) and 1.600 [1.569, 1.619] "
+                 "at 1.0 (SJF 2.052, Tetris* 3.118): every seed beats every heuristic, every job finished",
     ),
     Item(
         id="deeprm_bc_load1.1",
@@ -508,6 +529,31 @@ ITEMS: list[Item] = [
         "env=bracis-1", 935,
         "bracis-1, 3M decisions x 5 seeds: sampled IQM 2.590 [2.479, 2.718] vs SJF 2.013, Packer 2.674 (4/5 beat "
         "Packer, 0/5 SJF, every job finished)"),
+    mdp_budget_item(
+        "sweep_mdp_sparse_reduced_3m_scenarios",
+        "BRACIS'21 at the paper's budget on the other eight scenarios (Fig. 4): compact + sparse + reduced PPO, "
+        "5 seeds per scenario",
+        "env=bracis-10,bracis-9,bracis-8,bracis-6,bracis-5,bracis-4,bracis-3,bracis-2", 8 * 1100,
+        "3 of 8 cells so far (resumable): sampled IQM bracis-2 8.07 (SJF 4.86, Packer 9.75), bracis-9 1.88 (SJF 1.67, "
+        "Packer 2.27; one seed beats SJF), bracis-10 7.80 (SJF 4.48, Packer 9.81); every seed beats Packer"),
+    Item(
+        id="mdp_transfer_3m",
+        paper="BRACIS'21 Fig. 6 with the paper's agent type: the compact + sparse + reduced agent trained on "
+              "bracis-7 (3M decisions, 5 seeds), sampled, run unchanged on all ten scenarios with time-based steps "
+              "(the paper's) and with its own event steps, beside each scenario's own 3M agents and SJF / Packer",
+        steps=tuple(Step(TRANSFER_3M.format(cell=MDP_3M_CELL, stepping=stepping, scenarios=BRACIS_ALL, jobsets=200),
+                         quick_command=TRANSFER_3M.format(cell=MDP_3M_QUICK_CELL, stepping=stepping,
+                                                          scenarios="bracis-1 bracis-7", jobsets=5))
+                    for stepping in ("time", "trained")),
+        outputs=("mdp_transfer_3m/time.json", "mdp_transfer_3m/time.md", "mdp_transfer_3m/trained.json",
+                 "mdp_transfer_3m/trained.md"),
+        wall_s=1500,
+        inputs=("{out}/sweep_mdp_sparse_reduced_3m/cells/" + MDP_3M_CELL + "/config.json",),
+        needs=("sweep_mdp_sparse_reduced_3m", "sweep_mdp_sparse_reduced_3m_bracis1",
+               "sweep_mdp_sparse_reduced_3m_scenarios"),
+        headline="time steps: behind the scenario's own agents on all four that have them (bracis-1 4.84 vs 2.59); "
+                 "beats Packer only on bracis-7 and -9; the paper's 80% not reproduced",
+    ),
     Item(
         id="mdp_swf_3m",
         paper="BRACIS'21 on real traces with the 3M-decision compact time-based agent (seed 0 of sweep_mdp_compact_3m), "
