@@ -98,7 +98,8 @@ def transfer(run_dir: Path, scenarios: list[str], *, all_seeds: bool = False, sa
             row["specialised"] = _seed_rows(cell_experiment, cell_states, batched, key, not sampled, cell_seeds)
         tables = variant.evaluate({h: variant.heuristic(h) for h in HEURISTICS}, batched, key)
         for h, table in tables.items():
-            row[h] = {k: variant.summarize(table)[k] for k in ("mean_slowdown", "finished", "jobs")}
+            summary = variant.summarize(table)
+            row[h] = {k: summary[k] for k in ("mean_slowdown", "finished", "jobs")}
         for agent in ("transferred", "specialised"):
             if agent in row:
                 row[f"{agent}_over_seeds"] = over_seeds(row[agent])
