@@ -106,6 +106,16 @@ def slot_scorer_sweep(name: str, lead: str = "", cloned: bool = True, seeds: str
                                       "bc.num_jobsets=20 bc.max_epochs=5"))
 
 
+def one_run_item(name: str, label: str, paper: str, training: Step, wall_s: float, headline: str,
+                 note: str = "") -> Item:
+    """One training run (``training`` writes ``{scratch}/label``) and its learning curves and held-out table
+    from ``compare_runs``, written to ``{out}/name``."""
+    compare = Step(f"jaxsched.studies.compare_runs --out {{out}}/{name} {label}={{scratch}}/{label}")
+    return Item(id=name, paper=paper, steps=(training, compare),
+                outputs=(f"{name}/summary.json", f"{name}/learning_curves_iteration.png"),
+                wall_s=wall_s, headline=headline, note=note)
+
+
 def copy(source: str, target: str) -> Step:
     """A file kept under another name (e.g. an evaluation before a run was resumed)."""
     return Step(f"copy {source} {target}")
@@ -376,6 +386,32 @@ ITEMS: list[Item] = [
         wall_s=7473,
         headline="MLP + BC at 20 x 20 reaches SJF at iteration 398 (held-out 3.65 vs SJF 3.83); "
                  "4 x 5 runs do not, CNN = MLP",
+    ),
+    one_run_item(
+        "deeprm_paper_recipe_h200", "paper_recipe",
+        paper="DeepRM §4 / Fig. 6 with the paper's own recipe at the paper's size: 100 fixed jobsets x 20 "
+              "rollouts, no behaviour cloning, RMSProp 1e-3, load 0.7, 3 seeds (one GPU)",
+        training=train("{scratch}/paper_recipe", "configs/deeprm_slowdown.yaml", "algo_options.grad_chunk_len=20",
+                       "iterations=840", "checkpoint_every=10", seeds="0,1,2",
+                       quick=f"{REINFORCE_QUICK} algo_options.grad_chunk_len=2"),
+        wall_s=457,
+        headline="840 iterations of 2000 episodes (paper: ~1000): sampled held-out slowdown 2.85 / 2.70 / 2.74 "
+                 "vs SJF 3.02, Tetris* 5.12; seed 0 finishes every job, seeds 1 and 2 leave 3 and 1 of 1843",
+        note="Recorded on one NVIDIA H200 (jax 0.11.2, 0.71 s per iteration for 3 seeds, sharing the GPU with "
+             "two other runs; stopped at 840 of the config's 1000 by the session's device time, then evaluated "
+             "at 840 on the CPU). On the 2-core CPU this is many hours.",
+    ),
+    one_run_item(
+        "deeprm2_mlp_bc_h200", "mlp_bc_20x20",
+        paper="DeepRM2 at load 1.0: MLP + BC at the paper's 20 x 20 rollouts, lr 1e-4, 3 seeds (one GPU)",
+        training=train("{scratch}/mlp_bc_20x20", DEEPRM2, "bc.network=mlp", "algo_options.network=mlp",
+                       "algo_options.lr=1e-4", "bc.num_jobsets=200", "bc.max_epochs=100", "iterations=420",
+                       "chunk=10", "checkpoint_every=10", seeds="0,1,2", quick=f"{REINFORCE_QUICK} {BC_QUICK}"),
+        wall_s=430,
+        headline="420 iterations: sampled held-out 4.04 / 3.76 / 4.05 vs SJF 3.83 (seed 1 leaves 1 of 2576 "
+                 "unfinished); none beats SJF, the single CPU seed's 3.65 at 500 (deeprm2_load1.0) is not robust",
+        note="Recorded on one NVIDIA H200 (jax 0.11.2, 1.16 s per iteration for 3 seeds, sharing the GPU with "
+             "two other runs; stopped at 420 of 500 by the session's device time, then evaluated at 420 on the CPU).",
     ),
     Item(
         id="deeprm_off",
