@@ -269,8 +269,9 @@ def train(config: TrainConfig, out: Path, resume: bool = False, log=print, from_
         log(f"note: devices={config.devices}, but neither the {len(config.seeds)} seed(s) nor the learner's "
             "instances divide over the devices; training on one device (a replicated run is slower)")
     if getattr(experiment.algo, "network", None) == "cnn" and config.chunk > 1:
-        log(f"warning: chunk {config.chunk} scans the CNN's iterations, which XLA:CPU runs ~12x slower than "
-            "chunk=1 (fine on GPU)")
+        log(f"warning: chunk {config.chunk} scans the CNN's iterations, which XLA runs far slower than chunk=1 "
+            "(~12x on CPU; on one H200 at 20 x 20 rollouts ~39 s per scanned 3-seed iteration, 0.24 s per "
+            "seed unscanned)")
     if from_step is not None and not resume:
         raise CheckpointError("from_step applies to a resumed run")
     resolved = to_dict(config)
