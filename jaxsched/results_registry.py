@@ -186,11 +186,25 @@ MDP_3M_CELL = "cell000__iterations=1875__chunk=25__checkpoint_every=625__eval_jo
 MDP_3M_QUICK_CELL = "cell000__iterations=2__chunk=1__checkpoint_every=1__eval_jobsets=5"
 # the paper's transferred agent (compact + sparse + reduced, trained on bracis-7) on every scenario, beside
 # each scenario's own agents from the three 3M sweeps
-TRANSFER_3M = ("jaxsched.studies.mdp_transfer {{out}}/sweep_mdp_sparse_reduced_3m/cells/{cell} "
-               "{{out}}/mdp_transfer_3m/{stepping}.json {scenarios} --all-seeds --sampled --stepping {stepping} "
-               "--jobsets {jobsets} --specialised {{out}}/sweep_mdp_sparse_reduced_3m "
-               "--specialised {{out}}/sweep_mdp_sparse_reduced_3m_bracis1 "
-               "--specialised {{out}}/sweep_mdp_sparse_reduced_3m_scenarios")
+SEPARATE_CRITIC = "algo_options.separate_critic=True__"  # the cell-name part of that swept override
+
+
+def transfer_3m_steps(name: str, source: str, specialised: tuple[str, ...], steppings: tuple[str, ...],
+                      cell_prefix: str = "") -> tuple[Step, ...]:
+    """``mdp_transfer`` of the bracis-7 agent of sweep ``source`` (its cell ``cell000__{cell_prefix}...``) on all
+    ten scenarios, 5 seeds sampled, 200 jobsets, beside the specialised agents of the sweeps ``specialised``;
+    one step per stepping, written to ``{out}/name/<stepping>.{json,md}``."""
+    def command(cell: str, stepping: str, scenarios: str, jobsets: int) -> str:
+        own = " ".join(f"--specialised {{out}}/{sweep}" for sweep in specialised)
+        return (f"jaxsched.studies.mdp_transfer {{out}}/{source}/cells/cell000__{cell_prefix}{cell} "
+                f"{{out}}/{name}/{stepping}.json {scenarios} --all-seeds --sampled --stepping {stepping} "
+                f"--jobsets {jobsets} {own}")
+    return tuple(Step(command(MDP_3M_CELL.removeprefix("cell000__"), stepping, BRACIS_ALL, 200),
+                      quick_command=command(MDP_3M_QUICK_CELL.removeprefix("cell000__"), stepping,
+                                            "bracis-1 bracis-7", 5))
+                 for stepping in steppings)
+
+
 DEEPRM2 = "configs/deeprm2_cnn_bc.yaml"
 DEEPRM2_SMALL = ("algo_options.num_jobsets=4", "algo_options.num_rollouts=5", "bc.num_jobsets=50", "bc.max_epochs=15")
 
@@ -585,17 +599,23 @@ ITEMS: list[Item] = [
         "BRACIS'21 at the paper's budget on the other eight scenarios (Fig. 4): compact + sparse + reduced PPO, "
         "5 seeds per scenario",
         "env=bracis-10,bracis-9,bracis-8,bracis-6,bracis-5,bracis-4,bracis-3,bracis-2", 8 * 1100,
-        "3 of 8 cells so far (resumable): sampled IQM bracis-2 8.07 (SJF 4.86, Packer 9.75), bracis-9 1.88 (SJF 1.67, "
-        "Packer 2.27; one seed beats SJF), bracis-10 7.80 (SJF 4.48, Packer 9.81); every seed beats Packer"),
+        "6 of 8 cells so far (resumable; bracis-4, -3 to run): sampled IQM 1.1-1.7x SJF; 29 of 30 seeds beat Packer "
+        "(bracis-6: 4/5, IQM 2.58 vs Packer 2.64); one bracis-9 seed beats SJF (1.647 vs 1.668)"),
+    mdp_budget_item(
+        "sweep_mdp_sparse_reduced_3m_separate_critic",
+        "BRACIS'21's networks at the paper's budget: compact + sparse + reduced PPO with a separate actor and "
+        "critic (the paper's parameter counts) on bracis-7, 5 seeds",
+        "algo_options.separate_critic=true", 1470,
+        "3M decisions x 5 seeds: sampled IQM 1.267 [1.247, 1.302] vs SJF 1.383, Packer 1.605: 5/5 seeds beat SJF with "
+        "every job finished (the shared trunk: 1.471 [1.416, 1.556], 0/5)"),
     Item(
         id="mdp_transfer_3m",
         paper="BRACIS'21 Fig. 6 with the paper's agent type: the compact + sparse + reduced agent trained on "
               "bracis-7 (3M decisions, 5 seeds), sampled, run unchanged on all ten scenarios with time-based steps "
               "(the paper's) and with its own event steps, beside each scenario's own 3M agents and SJF / Packer",
-        steps=tuple(Step(TRANSFER_3M.format(cell=MDP_3M_CELL, stepping=stepping, scenarios=BRACIS_ALL, jobsets=200),
-                         quick_command=TRANSFER_3M.format(cell=MDP_3M_QUICK_CELL, stepping=stepping,
-                                                          scenarios="bracis-1 bracis-7", jobsets=5))
-                    for stepping in ("time", "trained")),
+        steps=transfer_3m_steps("mdp_transfer_3m", "sweep_mdp_sparse_reduced_3m",
+                                ("sweep_mdp_sparse_reduced_3m", "sweep_mdp_sparse_reduced_3m_bracis1",
+                                 "sweep_mdp_sparse_reduced_3m_scenarios"), ("time", "trained")),
         outputs=("mdp_transfer_3m/time.json", "mdp_transfer_3m/time.md", "mdp_transfer_3m/trained.json",
                  "mdp_transfer_3m/trained.md"),
         wall_s=1500,
