@@ -608,6 +608,31 @@ ITEMS: list[Item] = [
         "algo_options.separate_critic=true", 1470,
         "3M decisions x 5 seeds: sampled IQM 1.267 [1.247, 1.302] vs SJF 1.383, Packer 1.605: 5/5 seeds beat SJF with "
         "every job finished (the shared trunk: 1.471 [1.416, 1.556], 0/5)"),
+    mdp_budget_item(
+        "sweep_mdp_separate_critic_3m_scenarios",
+        "BRACIS'21's networks at the paper's budget on the other nine scenarios: compact + sparse + reduced PPO with "
+        "a separate actor and critic, 5 seeds per scenario",
+        "algo_options.separate_critic=true env=bracis-1,bracis-9,bracis-2,bracis-10,bracis-8,bracis-6,bracis-5,"
+        "bracis-4,bracis-3", 9 * 1440,
+        "1 of 9 cells so far (resumable): bracis-1 sampled IQM 2.256 [2.218, 2.300] vs SJF 2.013, Packer 2.674 (5/5 "
+        "beat Packer, 0/5 SJF, every job finished; the shared trunk 2.590 [2.479, 2.718])"),
+    Item(
+        id="mdp_transfer_3m_separate_critic",
+        paper="BRACIS'21 Fig. 6 with the paper's networks: the separate actor-critic compact + sparse + reduced agent "
+              "trained on bracis-7 (3M decisions, 5 seeds), sampled, run unchanged on all ten scenarios with "
+              "time-based steps, beside each scenario's own separate-critic 3M agents and SJF / Packer",
+        steps=transfer_3m_steps("mdp_transfer_3m_separate_critic", "sweep_mdp_sparse_reduced_3m_separate_critic",
+                                ("sweep_mdp_sparse_reduced_3m_separate_critic",
+                                 "sweep_mdp_separate_critic_3m_scenarios"), ("time",), cell_prefix=SEPARATE_CRITIC),
+        outputs=("mdp_transfer_3m_separate_critic/time.json", "mdp_transfer_3m_separate_critic/time.md"),
+        wall_s=750,
+        inputs=("{out}/sweep_mdp_sparse_reduced_3m_separate_critic/cells/cell000__" + SEPARATE_CRITIC
+                + MDP_3M_CELL.removeprefix("cell000__") + "/config.json",),
+        needs=("sweep_mdp_sparse_reduced_3m_separate_critic", "sweep_mdp_separate_critic_3m_scenarios"),
+        headline="time steps, sampled: beats its own-architecture bracis-1 agents? no (3.04 vs 2.26); lower than Packer "
+                 "on 8 of 10 scenarios and than SJF on bracis-9 (1.47 vs 1.67) but with 4-81 of 29435 jobs unfinished "
+                 "on 8 of 10; every job finished only on bracis-3 and -7",
+    ),
     Item(
         id="mdp_transfer_3m",
         paper="BRACIS'21 Fig. 6 with the paper's agent type: the compact + sparse + reduced agent trained on "
