@@ -182,27 +182,28 @@ SWF_3M_CELL = ("cell000__env_options.stepping=time__env_options.reward_jobs=all_
 SWF_3M_QUICK_CELL = ("cell000__env_options.stepping=time__env_options.reward_jobs=all__iterations=2__chunk=1__"
                      "checkpoint_every=1__eval_jobsets=5")
 BRACIS_ALL = " ".join(f"bracis-{n}" for n in range(1, 11))
-MDP_3M_CELL = "cell000__iterations=1875__chunk=25__checkpoint_every=625__eval_jobsets=200"
-MDP_3M_QUICK_CELL = "cell000__iterations=2__chunk=1__checkpoint_every=1__eval_jobsets=5"
-# the paper's transferred agent (compact + sparse + reduced, trained on bracis-7) on every scenario, beside
-# each scenario's own agents from the three 3M sweeps
-SEPARATE_CRITIC = "algo_options.separate_critic=True__"  # the cell-name part of that swept override
+MDP_3M_SETTINGS = "iterations=1875__chunk=25__checkpoint_every=625__eval_jobsets=200"  # a 3M cell's name, after
+MDP_3M_QUICK_SETTINGS = "iterations=2__chunk=1__checkpoint_every=1__eval_jobsets=5"  # its swept overrides
 
 
-def transfer_3m_steps(name: str, source: str, specialised: tuple[str, ...], steppings: tuple[str, ...],
-                      cell_prefix: str = "") -> tuple[Step, ...]:
-    """``mdp_transfer`` of the bracis-7 agent of sweep ``source`` (its cell ``cell000__{cell_prefix}...``) on all
-    ten scenarios, 5 seeds sampled, 200 jobsets, beside the specialised agents of the sweeps ``specialised``;
-    one step per stepping, written to ``{out}/name/<stepping>.{json,md}``."""
-    def command(cell: str, stepping: str, scenarios: str, jobsets: int) -> str:
+def transfer_3m_item(name: str, paper: str, source: str, specialised: tuple[str, ...], steppings: tuple[str, ...],
+                     wall_s: float, headline: str, swept: str = "") -> Item:
+    """``mdp_transfer`` of the bracis-7 agent of the sweep ``source`` (cell ``cell000__{swept}<3M settings>``,
+    ``swept`` naming its swept overrides) on all ten scenarios, 5 seeds sampled, 200 jobsets, beside the
+    specialised agents of the sweeps ``specialised`` (which include ``source``); one step per stepping,
+    written to ``{out}/name/<stepping>.{json,md}``."""
+    def command(settings: str, stepping: str, scenarios: str, jobsets: int) -> str:
         own = " ".join(f"--specialised {{out}}/{sweep}" for sweep in specialised)
-        return (f"jaxsched.studies.mdp_transfer {{out}}/{source}/cells/cell000__{cell_prefix}{cell} "
+        return (f"jaxsched.studies.mdp_transfer {{out}}/{source}/cells/cell000__{swept}{settings} "
                 f"{{out}}/{name}/{stepping}.json {scenarios} --all-seeds --sampled --stepping {stepping} "
                 f"--jobsets {jobsets} {own}")
-    return tuple(Step(command(MDP_3M_CELL.removeprefix("cell000__"), stepping, BRACIS_ALL, 200),
-                      quick_command=command(MDP_3M_QUICK_CELL.removeprefix("cell000__"), stepping,
-                                            "bracis-1 bracis-7", 5))
-                 for stepping in steppings)
+    steps = tuple(Step(command(MDP_3M_SETTINGS, stepping, BRACIS_ALL, 200),
+                       quick_command=command(MDP_3M_QUICK_SETTINGS, stepping, "bracis-1 bracis-7", 5))
+                  for stepping in steppings)
+    return Item(id=name, paper=paper, steps=steps,
+                outputs=tuple(f"{name}/{stepping}.{ext}" for stepping in steppings for ext in ("json", "md")),
+                wall_s=wall_s, inputs=(f"{{out}}/{source}/cells/cell000__{swept}{MDP_3M_SETTINGS}/config.json",),
+                needs=specialised, headline=headline)
 
 
 DEEPRM2 = "configs/deeprm2_cnn_bc.yaml"
@@ -616,40 +617,28 @@ ITEMS: list[Item] = [
         "bracis-4,bracis-3", 9 * 1440,
         "1 of 9 cells so far (resumable): bracis-1 sampled IQM 2.256 [2.218, 2.300] vs SJF 2.013, Packer 2.674 (5/5 "
         "beat Packer, 0/5 SJF, every job finished; the shared trunk 2.590 [2.479, 2.718])"),
-    Item(
-        id="mdp_transfer_3m_separate_critic",
-        paper="BRACIS'21 Fig. 6 with the paper's networks: the separate actor-critic compact + sparse + reduced agent "
-              "trained on bracis-7 (3M decisions, 5 seeds), sampled, run unchanged on all ten scenarios with "
-              "time-based steps, beside each scenario's own separate-critic 3M agents and SJF / Packer",
-        steps=transfer_3m_steps("mdp_transfer_3m_separate_critic", "sweep_mdp_sparse_reduced_3m_separate_critic",
-                                ("sweep_mdp_sparse_reduced_3m_separate_critic",
-                                 "sweep_mdp_separate_critic_3m_scenarios"), ("time",), cell_prefix=SEPARATE_CRITIC),
-        outputs=("mdp_transfer_3m_separate_critic/time.json", "mdp_transfer_3m_separate_critic/time.md"),
-        wall_s=750,
-        inputs=("{out}/sweep_mdp_sparse_reduced_3m_separate_critic/cells/cell000__" + SEPARATE_CRITIC
-                + MDP_3M_CELL.removeprefix("cell000__") + "/config.json",),
-        needs=("sweep_mdp_sparse_reduced_3m_separate_critic", "sweep_mdp_separate_critic_3m_scenarios"),
-        headline="time steps, sampled: beats its own-architecture bracis-1 agents? no (3.04 vs 2.26); lower than Packer "
-                 "on 8 of 10 scenarios and than SJF on bracis-9 (1.47 vs 1.67) but with 4-81 of 29435 jobs unfinished "
-                 "on 8 of 10; every job finished only on bracis-3 and -7",
-    ),
-    Item(
-        id="mdp_transfer_3m",
-        paper="BRACIS'21 Fig. 6 with the paper's agent type: the compact + sparse + reduced agent trained on "
-              "bracis-7 (3M decisions, 5 seeds), sampled, run unchanged on all ten scenarios with time-based steps "
-              "(the paper's) and with its own event steps, beside each scenario's own 3M agents and SJF / Packer",
-        steps=transfer_3m_steps("mdp_transfer_3m", "sweep_mdp_sparse_reduced_3m",
-                                ("sweep_mdp_sparse_reduced_3m", "sweep_mdp_sparse_reduced_3m_bracis1",
-                                 "sweep_mdp_sparse_reduced_3m_scenarios"), ("time", "trained")),
-        outputs=("mdp_transfer_3m/time.json", "mdp_transfer_3m/time.md", "mdp_transfer_3m/trained.json",
-                 "mdp_transfer_3m/trained.md"),
-        wall_s=1500,
-        inputs=("{out}/sweep_mdp_sparse_reduced_3m/cells/" + MDP_3M_CELL + "/config.json",),
-        needs=("sweep_mdp_sparse_reduced_3m", "sweep_mdp_sparse_reduced_3m_bracis1",
-               "sweep_mdp_sparse_reduced_3m_scenarios"),
-        headline="time steps: behind the scenario's own agents on all four that have them (bracis-1 4.84 vs 2.59); "
-                 "beats Packer only on bracis-7 and -9; the paper's 80% not reproduced",
-    ),
+    transfer_3m_item(
+        "mdp_transfer_3m_separate_critic",
+        "BRACIS'21 Fig. 6 with the paper's networks: the separate actor-critic compact + sparse + reduced agent "
+        "trained on bracis-7 (3M decisions, 5 seeds), sampled, run unchanged on all ten scenarios with "
+        "time-based steps, beside each scenario's own separate-critic 3M agents and SJF / Packer",
+        "sweep_mdp_sparse_reduced_3m_separate_critic",
+        ("sweep_mdp_sparse_reduced_3m_separate_critic", "sweep_mdp_separate_critic_3m_scenarios"), ("time",),
+        750,
+        "time steps, sampled: behind its own type's bracis-1 agents (3.04 vs 2.26); lower than Packer "
+        "on 8 of 10 scenarios and than SJF on bracis-9 (1.47 vs 1.67) but with 4-81 of 29435 jobs unfinished "
+        "on 8 of 10; every job finished only on bracis-3 and -7",
+        swept="algo_options.separate_critic=True__"),
+    transfer_3m_item(
+        "mdp_transfer_3m",
+        "BRACIS'21 Fig. 6 with the paper's agent type: the compact + sparse + reduced agent trained on "
+        "bracis-7 (3M decisions, 5 seeds), sampled, run unchanged on all ten scenarios with time-based steps "
+        "(the paper's) and with its own event steps, beside each scenario's own 3M agents and SJF / Packer",
+        "sweep_mdp_sparse_reduced_3m",
+        ("sweep_mdp_sparse_reduced_3m", "sweep_mdp_sparse_reduced_3m_bracis1", "sweep_mdp_sparse_reduced_3m_scenarios"),
+        ("time", "trained"), 1500,
+        "time steps: behind the scenario's own agents on all four that have them (bracis-1 4.84 vs 2.59); "
+        "beats Packer only on bracis-7 and -9; the paper's 80% not reproduced"),
     Item(
         id="mdp_swf_3m",
         paper="BRACIS'21 on real traces with the 3M-decision compact time-based agent (seed 0 of sweep_mdp_compact_3m), "
