@@ -39,6 +39,9 @@ from jaxsched.registry import build
 TIMING_COLUMNS = ("steps_per_s", "wall_s")
 
 
+SEED_BATCHING = ("auto", "vmap", "loop")
+
+
 @dataclasses.dataclass(frozen=True)
 class TrainConfig:
     """One experiment. ``algo`` names a learner of ``jaxsched.algos.ALGORITHMS`` and ``algo_options``
@@ -66,6 +69,10 @@ class TrainConfig:
     # eval_jobsets held-out instances -> eval_curve.csv, with the baselines there at iteration 0; 0: off
     logger: str = "csv"  # csv (metrics.csv, eval_curve.csv) or tensorboard: the same also as TensorBoard
     # scalars under tensorboard/ (needs the extra jaxsched[tensorboard]: tensorboardX)
+    seed_batching: str = "auto"  # vmap: the seeds' iterations in one batched call; loop: one call per seed
+    # (same compiled step); auto: loop for CNN policies, whose convolutions vmapped over per-seed weights
+    # run as grouped convolutions, 1.9x slower per decision on CPU and ~25x on one H200 (measured). One
+    # device only: with several, the seeds are vmapped (and split over the devices)
 
     def __post_init__(self):
         if self.algo not in ALGORITHMS:
@@ -88,6 +95,8 @@ class TrainConfig:
         if self.eval_every and not self.eval_jobsets:
             raise ValueError("eval_every needs held-out instances: eval_jobsets must be > 0")
         check_logger(self.logger)
+        if self.seed_batching not in SEED_BATCHING:
+            raise ValueError(f"seed_batching must be one of {', '.join(SEED_BATCHING)}, got {self.seed_batching!r}")
         if not self.seeds or len(set(self.seeds)) != len(self.seeds):
             raise ValueError(f"seeds must be a non-empty list of distinct integers, got {self.seeds}")
 
@@ -220,19 +229,31 @@ class Experiment:
                           if getattr(self.algo, name, None) is not None), None)
         return len(self.config.seeds) % size == 0 or (instances is not None and instances % size == 0)
 
+    @property
+    def seeds_in_turn(self) -> bool:
+        """Whether each seed's chunk is its own call (``seed_batching``) rather than all seeds vmapped."""
+        if self.mesh is not None and self.mesh.size > 1:
+            return False
+        mode = self.config.seed_batching
+        return mode == "loop" or (mode == "auto" and getattr(self.algo, "network", None) == "cnn")
+
     def make_chunk(self, length: int):
         """A jitted ``states -> (states, metrics [length, seeds])``: ``length`` vmapped iterations in a
         scan, or, for ``length`` 1, the iteration itself (no loop around it). With several devices the
-        seeds are split over them when they divide evenly, else each seed's instances are."""
-        update_all = jax.vmap(self.update_fn)
+        seeds are split over them when they divide evenly, else each seed's instances are. With
+        ``seeds_in_turn`` the same is compiled for one seed and called once per seed."""
+        in_turn = self.seeds_in_turn
+        update = self.update_fn if in_turn else jax.vmap(self.update_fn)
         if length == 1:
             def chunk(states):
-                states, metrics = update_all(states)
+                states, metrics = update(states)
                 return states, jax.tree.map(lambda m: m[None], metrics)
         else:
             def chunk(states):
-                return jax.lax.scan(lambda s, _: update_all(s), states, None, length=length)
+                return jax.lax.scan(lambda s, _: update(s), states, None, length=length)
         mesh = self.mesh
+        if in_turn:
+            return _seeds_in_turn(jax.jit(chunk), len(self.config.seeds))
         if mesh is None or mesh.size == 1:
             return jax.jit(chunk)
         replicated = NamedSharding(mesh, PartitionSpec())  # metrics: every process reads them whole
@@ -247,6 +268,17 @@ class Experiment:
                 return jitted(put_global(states, replicated))
 
         return instances_split
+
+
+def _seeds_in_turn(chunk_one_seed, count: int):
+    """``states [seeds, ...] -> (states, metrics [length, seeds])`` from a chunk of one seed's state,
+    called once per seed."""
+    def chunk(states):
+        results = [chunk_one_seed(jax.tree.map(lambda x: x[i], states)) for i in range(count)]
+        stacked_states = jax.tree.map(lambda *xs: jnp.stack(xs), *(state for state, _ in results))
+        stacked_metrics = jax.tree.map(lambda *xs: jnp.stack(xs, axis=1), *(metrics for _, metrics in results))
+        return stacked_states, stacked_metrics
+    return chunk
 
 
 def _finite(tree) -> bool:
@@ -269,9 +301,8 @@ def train(config: TrainConfig, out: Path, resume: bool = False, log=print, from_
         log(f"note: devices={config.devices}, but neither the {len(config.seeds)} seed(s) nor the learner's "
             "instances divide over the devices; training on one device (a replicated run is slower)")
     if getattr(experiment.algo, "network", None) == "cnn" and config.chunk > 1:
-        log(f"warning: chunk {config.chunk} scans the CNN's iterations, which XLA runs far slower than chunk=1 "
-            "(~12x on CPU; on one H200 at 20 x 20 rollouts ~39 s per scanned 3-seed iteration, 0.24 s per "
-            "seed unscanned)")
+        log(f"warning: chunk {config.chunk} scans the CNN's iterations, which XLA:CPU runs ~12x slower than "
+            "chunk=1 (measured; on a GPU not measured apart from vmapped seeds, see seed_batching)")
     if from_step is not None and not resume:
         raise CheckpointError("from_step applies to a resumed run")
     resolved = to_dict(config)

@@ -107,13 +107,17 @@ def slot_scorer_sweep(name: str, lead: str = "", cloned: bool = True, seeds: str
 
 
 def one_run_item(name: str, label: str, paper: str, training: Step, wall_s: float, headline: str,
-                 note: str = "") -> Item:
+                 note: str = "", beside: dict[str, str] | None = None) -> Item:
     """One training run (``training`` writes ``{scratch}/label``) and its learning curves and held-out table
-    from ``compare_runs``, written to ``{out}/name``."""
-    compare = Step(f"jaxsched.studies.compare_runs --out {{out}}/{name} {label}={{scratch}}/{label}")
+    from ``compare_runs``, written to ``{out}/name``; ``beside``: {label: item id} of other one-run items
+    whose runs are compared with it (their checkpoints are this item's inputs)."""
+    beside = beside or {}
+    runs = " ".join(f"{run}={{scratch}}/{run}" for run in (*beside, label))
+    compare = Step(f"jaxsched.studies.compare_runs --out {{out}}/{name} {runs}")
     return Item(id=name, paper=paper, steps=(training, compare),
                 outputs=(f"{name}/summary.json", f"{name}/learning_curves_iteration.png"),
-                wall_s=wall_s, headline=headline, note=note)
+                wall_s=wall_s, headline=headline, note=note,
+                inputs=tuple(f"{{scratch}}/{run}/checkpoints" for run in beside), needs=tuple(beside.values()))
 
 
 def copy(source: str, target: str) -> Step:
@@ -428,6 +432,34 @@ ITEMS: list[Item] = [
         note="Recorded on one NVIDIA H200 (jax 0.11.2, 1.16 s per iteration for 3 seeds, sharing the GPU with "
              "two other runs; stopped at 420 of 500 by the session's device time, then evaluated at 420 on the CPU).",
     ),
+    one_run_item(
+        "deeprm_paper_recipe_bc_h200", "paper_recipe_bc",
+        paper="DeepRM §4 / Fig. 6, the paper's recipe with behaviour cloning on SJF labels first, at the SAME "
+              "lr (1e-3) as deeprm_paper_recipe_h200 (no cloning), 3 seeds (one GPU)",
+        training=train("{scratch}/paper_recipe_bc", DEEPRM_BC, "algo_options.num_jobsets=100",
+                       "algo_options.resample_jobsets=false", "algo_options.lr=1e-3", "algo_options.grad_chunk_len=20",
+                       "iterations=640", "checkpoint_every=10", seeds="0,1,2",
+                       quick=f"{REINFORCE_QUICK} {BC_QUICK} algo_options.grad_chunk_len=2"),
+        wall_s=424,
+        headline="640 iterations after cloning: sampled held-out slowdown 2.32 / 2.34 / 2.25 vs SJF 3.02 (-23%), "
+                 "every job finished on every seed; without cloning 2.85 / 2.70 / 2.74 at 840",
+        note="Recorded on one NVIDIA H200 (jax 0.11.2, 0.61 s per iteration for 3 seeds beside two other runs; "
+             "stopped at 640 by the session's device time, then evaluated at 640 on the CPU; "
+             "device_run.sh says how).",
+        beside={"paper_recipe": "deeprm_paper_recipe_h200"},
+    ),
+    one_run_item(
+        "deeprm2_mlp_h200", "mlp_20x20",
+        paper="DeepRM2 at load 1.0: the MLP without behaviour cloning at the BC runs' lr (1e-4), 20 x 20 rollouts, "
+              "3 seeds (one GPU), beside MLP + BC",
+        training=train("{scratch}/mlp_20x20", DEEPRM2, "bc=null", "algo_options.network=mlp", "algo_options.lr=1e-4",
+                       "iterations=420", "chunk=10", "checkpoint_every=10", seeds="0,1,2", quick=REINFORCE_QUICK),
+        wall_s=95,
+        headline="420 iterations at lr 1e-4 without cloning: sampled held-out 5.48 / 5.49 / 5.47 vs SJF 3.83; MLP + BC at the "
+                 "same lr and iterations 3.76-4.05: cloning, not REINFORCE, gives DeepRM2 its start",
+        note="Recorded on one NVIDIA H200 (jax 0.11.2, beside two other runs; trained and evaluated there).",
+        beside={"mlp_bc_20x20": "deeprm2_mlp_bc_h200"},
+    ),
     Item(
         id="deeprm_off",
         paper="DeepRM2 §4.3 Fig. 7: DeepRM_Off, offline scheduling, 5 seeds (slot scorer cloned from SJF, "
@@ -505,6 +537,19 @@ ITEMS: list[Item] = [
         headline="one seed, 47k decisions per iteration: CNN 0.24 s (195k decisions/s), MLP 0.03 s (1.5M/s); the "
                  "CNN is 8x the MLP's cost, not faster",
         note="Recorded on one NVIDIA H200 (jax 0.11.2); one jitted iteration, no scan over iterations.",
+    ),
+    Item(
+        id="bench_train_cnn_seed_batching",
+        paper="DeepRM2's CNN, 3 seeds on one CPU device: vmapped (grouped convolutions) vs one call per seed",
+        steps=tuple(Step(f"jaxsched.bench train --devices 1 --repeats 2 --out {{out}}/bench_train_cnn_seeds_{mode}.json "
+                         "--config configs/deeprm2_cnn_bc.yaml bc=null algo_options.num_jobsets=2 "
+                         f"algo_options.num_rollouts=2 seeds=[0,1,2] seed_batching={mode}", quick="--repeats 1")
+                    for mode in ("vmap", "loop")),
+        outputs=("bench_train_cnn_seeds_vmap.json", "bench_train_cnn_seeds_loop.json"),
+        wall_s=198,
+        headline="3 seeds, 2 x 2 rollouts (1267 decisions per iteration): vmapped 21.7 s, one call per seed 6.9 s "
+                 "per iteration (3.2x); on one H200 at 20 x 20 ~25x (results/README.md)",
+        note="Measured on the 2-core CPU while a sweep ran beside it (both rows under the same load).",
     ),
     # ---- MDP design (BRACIS'21) ---------------------------------------------------------------------
     Item(
