@@ -671,7 +671,8 @@ ITEMS: list[Item] = [
         "sweep_mdp_sparse_reduced_3m_separate_critic",
         ("sweep_mdp_sparse_reduced_3m_separate_critic", "sweep_mdp_separate_critic_3m_scenarios"), ("time",),
         750,
-        "time steps, sampled: behind its own type's bracis-1 agents (3.04 vs 2.26); lower than Packer "
+        "time steps, sampled: behind its own type's agents on all 4 scenarios that have them (bracis-2 7.42 vs 2.94, "
+        "bracis-10 6.85 vs 2.92, bracis-9 1.47 vs 1.38, bracis-1 3.04 vs 2.26); lower than Packer "
         "on 8 of 10 scenarios and than SJF on bracis-9 (1.47 vs 1.67) but with 4-81 of 29435 jobs unfinished "
         "on 8 of 10; every job finished only on bracis-3 and -7",
         swept="algo_options.separate_critic=True__"),
