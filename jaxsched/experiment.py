@@ -42,6 +42,11 @@ TIMING_COLUMNS = ("steps_per_s", "wall_s")
 SEED_BATCHING = ("auto", "vmap", "loop")
 
 
+def stack_trees(trees, axis: int = 0):
+    """Pytrees of equal structure stacked leaf by leaf along a new ``axis`` (one per seed)."""
+    return jax.tree.map(lambda *xs: jnp.stack(xs, axis=axis), *trees)
+
+
 @dataclasses.dataclass(frozen=True)
 class TrainConfig:
     """One experiment. ``algo`` names a learner of ``jaxsched.algos.ALGORITHMS`` and ``algo_options``
@@ -71,7 +76,7 @@ class TrainConfig:
     # scalars under tensorboard/ (needs the extra jaxsched[tensorboard]: tensorboardX)
     seed_batching: str = "auto"  # vmap: the seeds' iterations in one batched call; loop: one call per seed
     # (same compiled step); auto: loop for CNN policies, whose convolutions vmapped over per-seed weights
-    # run as grouped convolutions, 1.9x slower per decision on CPU and ~25x on one H200 (measured). One
+    # run as grouped convolutions, 3.2x slower on CPU and ~25x on one H200 for 3 seeds (measured). One
     # device only: with several, the seeds are vmapped (and split over the devices)
 
     def __post_init__(self):
@@ -200,13 +205,13 @@ class Experiment:
                                 "val_decisions": int(result.num_val), "wall_s": round(wall_s, 2)})
                 initial = result.params
             states.append(self.init_fn(key, initial))
-        return jax.tree.map(lambda *xs: jnp.stack(xs), *states), cloning
+        return stack_trees(states), cloning
 
     def state_template(self):
         """Zeros shaped like the stacked train states (what a checkpoint restores into)."""
         def init_all():
             states = [self.init_fn(jax.random.PRNGKey(seed)) for seed in self.config.seeds]
-            return jax.tree.map(lambda *xs: jnp.stack(xs), *states)
+            return stack_trees(states)
         return jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), jax.eval_shape(init_all))
 
     @functools.cached_property
@@ -275,9 +280,8 @@ def _seeds_in_turn(chunk_one_seed, count: int):
     called once per seed."""
     def chunk(states):
         results = [chunk_one_seed(jax.tree.map(lambda x: x[i], states)) for i in range(count)]
-        stacked_states = jax.tree.map(lambda *xs: jnp.stack(xs), *(state for state, _ in results))
-        stacked_metrics = jax.tree.map(lambda *xs: jnp.stack(xs, axis=1), *(metrics for _, metrics in results))
-        return stacked_states, stacked_metrics
+        return (stack_trees([state for state, _ in results]),
+                stack_trees([metrics for _, metrics in results], axis=1))
     return chunk
 
 
