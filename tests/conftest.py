@@ -24,6 +24,16 @@ if _XLA_CACHE != "off":
     os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.5")
     os.environ.setdefault("JAX_COMPILATION_CACHE_MAX_SIZE", str(2 * 1024 ** 3))  # bytes; oldest evicted
 
+# Most of the suite's CPU time is XLA compiling programs that then run for a moment. JAX's
+# ``jax_disable_most_optimizations`` compiles with LLVM at -O0 and without its expensive passes. The HLO
+# is unchanged, but a fused expression may round differently in the last bit, so a test claiming that
+# two differently fused programs agree bit for bit takes the ``default_compilation`` fixture. Measured
+# from a cold cache: tests/test_ppo.py with tests/test_seed_batching.py 234 -> 150 CPU-s,
+# tests/test_behaviour_cloning.py with tests/test_vm_rollout.py 196 -> 130 CPU-s (learning tests
+# included). Inherited by every process the tests start; JAXSCHED_TEST_OPTIMIZE=1 compiles as users do.
+if os.environ.get("JAXSCHED_TEST_OPTIMIZE") != "1":
+    os.environ.setdefault("JAX_DISABLE_MOST_OPTIMIZATIONS", "1")
+
 import jax  # noqa: E402  (after the cache's environment)
 import jax.numpy as jnp
 import numpy as np
@@ -70,6 +80,20 @@ def _make_kit(config: tuple) -> Kit:
     env = DeepRM(**dict(config))
     return Kit(env=env, transition=jax.jit(env.transition), get_obs=jax.jit(env.get_obs),
                initial_state=jax.jit(env.initial_state))
+
+
+@pytest.fixture
+def default_compilation():
+    """XLA's default optimisation for one test (the suite compiles with most optimisations off, above):
+    for claims that two differently fused programs agree bit for bit, which are claims about the programs
+    users compile (at -O0 LLVM may round one of them differently in the last bit: measured on the grid
+    reward). Compiled functions are dropped before and after, so nothing compiled one way runs the other."""
+    before = jax.config.read("jax_disable_most_optimizations")
+    jax.config.update("jax_disable_most_optimizations", False)
+    jax.clear_caches()
+    yield
+    jax.config.update("jax_disable_most_optimizations", before)
+    jax.clear_caches()
 
 
 @pytest.fixture(scope="session")

@@ -305,6 +305,7 @@ def test_gymnasium_adapter_passes_check_env(name):
     assert env.action_masks().shape == (env.action_space.n,) and env.action_masks().any()
 
 
+@pytest.mark.usefixtures("default_compilation")  # bit for bit as users compile (conftest)
 @pytest.mark.parametrize("name", SMALL)
 def test_gymnasium_adapter_follows_the_jitted_gymnax_env(name):
     """Same seed, same actions: the adapter's observations and rewards are the gymnax env's (up to the
