@@ -660,9 +660,10 @@ ITEMS: list[Item] = [
         "a separate actor and critic, 5 seeds per scenario",
         "algo_options.separate_critic=true env=bracis-1,bracis-9,bracis-2,bracis-10,bracis-8,bracis-6,bracis-5,"
         "bracis-4,bracis-3", 9 * 1440,
-        "4 of 9 cells so far (resumable), sampled, every job finished: bracis-9 IQM 1.376 [1.366, 1.417] vs SJF 1.668, "
-        "bracis-2 2.936 [2.865, 3.189] vs 4.864, bracis-10 2.919 [2.785, 3.008] vs 4.483 (5/5 seeds beat SJF on each); "
-        "bracis-1 2.256 [2.218, 2.300] vs SJF 2.013, Packer 2.674 (5/5 beat Packer)"),
+        "7 of 9 cells so far (resumable), sampled, every job finished: bracis-9 IQM 1.376 [1.366, 1.417] vs SJF 1.668, "
+        "bracis-2 2.936 [2.865, 3.189] vs 4.864, bracis-10 2.919 [2.785, 3.008] vs 4.483, bracis-8 2.961 [2.844, 3.030] "
+        "vs 3.457, bracis-5 2.314 [2.194, 2.484] vs 3.208 (5/5 seeds beat SJF on each); bracis-1 2.256 [2.218, 2.300] "
+        "vs SJF 2.013, bracis-6 2.259 [2.159, 2.324] vs 1.971 (5/5 beat Packer on both)"),
     transfer_3m_item(
         "mdp_transfer_3m_separate_critic",
         "BRACIS'21 Fig. 6 with the paper's networks: the separate actor-critic compact + sparse + reduced agent "
