@@ -74,3 +74,19 @@ def test_vm_runs_compare_returns_against_scheduled_length(tmp_path):
     # running means 50, 70, 105, 125: first >= 100 with a full window at iteration 3
     assert summary["runs"]["vm"]["reaches_pm_best_fit"] == {"iteration": 3, "wall_s": 3.0}
     assert summary["runs"]["vm"]["final_training_return"] == 125.0
+
+
+def test_several_seeds_are_summarised_by_their_iqm_and_finished_jobs(tmp_path):
+    def policy(slowdown, finished):
+        return {"mean_slowdown": slowdown, "mean_completion_time": 2 * slowdown, "finished": finished, "jobs": 10}
+    trained = {f"trained-s{i}": policy(1.0 + i, 10) for i in range(3)}
+    trained |= {f"trained-s{i}-sampled": policy(5.0 - i, 10 - i) for i in range(3)}
+    summary = compare({"run": _write_run(tmp_path / "run", [4.0] * 3, trained=trained)}, tmp_path / "out", window=2)
+    seeds = summary["runs"]["run"]["over_seeds"]
+    assert seeds["greedy"]["seeds"] == [0, 1, 2] and seeds["greedy"]["mean_slowdown"]["iqm"] == 2.0
+    assert seeds["greedy"]["mean_completion_time"]["median"] == 4.0
+    assert seeds["sampled"]["finished"] == 27 and seeds["sampled"]["jobs"] == 30
+    assert not seeds["sampled"]["mean_slowdown"]["higher_is_better"]
+    one = compare({"one": _write_run(tmp_path / "one", [4.0] * 3, trained={"trained-s0": policy(1.0, 10)})},
+                  tmp_path / "out1", window=2)
+    assert "over_seeds" not in one["runs"]["one"]

@@ -11,6 +11,7 @@ from jaxsched.envs.deeprm.env import Observation
 from jaxsched.core.networks import (DeepRM2CNN, DeepRMPolicy, ImageLayout, SlotScorer, ValueNetwork, apply_batched,
                                     count_params, init_network, make_network, make_policy_fn, masked_entropy,
                                     masked_log_probs, masked_logits)
+from jaxsched.core import rollout
 from jaxsched.registry import build
 
 IMAGE = (20, 224)  # M = 10 DeepRM image
@@ -157,3 +158,21 @@ def test_learned_policy_runs_in_the_env_like_a_heuristic():
         obs, _ = jax.jit(env.reset_env)(jax.random.PRNGKey(0), variant.params)
         action = policy(jax.random.PRNGKey(1), obs)
         assert action.shape == () and 0 <= int(action) < env.num_actions
+
+
+def test_evaluator_takes_trained_params_as_an_argument_and_compiles_once_per_network():
+    variant = build("deeprm", simu_len=10)
+    batched, _ = variant.held_out(3, 7)
+    network = make_network("mlp", variant.env.num_actions, None, ImageLayout.of(variant.env))
+    first = jax.tree.map(lambda x: x[0], batched)
+    shape = variant.env.get_obs(variant.env.reset_env(jax.random.PRNGKey(0), first)[1], first).features.shape
+    key = jax.random.PRNGKey(1)
+    compiled = rollout._evaluate_policy_argument._cache_size()
+    for seed in (0, 1):
+        params = init_network(network, jax.random.PRNGKey(seed), shape)
+        policy = make_policy_fn(network, params, greedy=False)
+        result = rollout.make_evaluator(variant.env, policy)(batched, key)
+        as_constants = rollout.make_evaluator(variant.env, lambda k, obs: policy(k, obs))(batched, key)
+        for a, b in zip(jax.tree.leaves(result), jax.tree.leaves(as_constants)):
+            np.testing.assert_array_equal(a, b)
+    assert rollout._evaluate_policy_argument._cache_size() == compiled + 1  # the second seed reused it

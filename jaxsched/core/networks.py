@@ -8,12 +8,14 @@ A learned policy has the heuristics' signature ``policy(key, obs) -> int32 actio
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable
 
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
+from jax.tree_util import Partial
 
 NETWORKS = ("mlp", "cnn", "slots")
 
@@ -212,9 +214,17 @@ def apply_batched(network: nn.Module, params, features: jax.Array, batch_ndim: i
 
 def make_policy_fn(network: nn.Module, params, greedy: bool = False) -> Callable:
     """``policy(key, obs) -> int32 action``: a sample of the masked softmax, or its argmax.
-    An actor-critic network's value output is ignored."""
+    An actor-critic network's value output is ignored. A :class:`jax.tree_util.Partial` over ``params``,
+    so an evaluator takes the params as an argument and compiles once per network, not once per seed."""
+    return Partial(_network_policy(network, greedy), params)
 
-    def policy(key: jax.Array, obs) -> jax.Array:
+
+@functools.lru_cache(maxsize=None)
+def _network_policy(network: nn.Module, greedy: bool) -> Callable:
+    """``policy(params, key, obs)``, one function object per (network, greedy): ``Partial`` compares it
+    when a jitted evaluator looks up its cache."""
+
+    def policy(params, key: jax.Array, obs) -> jax.Array:
         outputs = network.apply(params, obs.features)
         logits = masked_logits(outputs[0] if isinstance(outputs, tuple) else outputs, obs.action_mask)
         if greedy:

@@ -13,11 +13,13 @@ within an episode; ``env.instance_field`` names it so :func:`select_state` share
 
 from __future__ import annotations
 
+import functools
 from typing import Callable
 
 import jax
 import jax.numpy as jnp
 from flax import struct
+from jax.tree_util import Partial
 
 from jaxsched.core.devices import split_instances
 
@@ -89,17 +91,30 @@ def finish_episode(env, params, policy: Callable, key: jax.Array, obs, state, do
 
 
 def make_evaluator(env, policy: Callable, num_rollouts: int = 1):
-    """A jitted ``(params_batched, key) -> EpisodeResult[instances, rollouts]``."""
+    """A jitted ``(params_batched, key) -> EpisodeResult[instances, rollouts]``.
 
+    A ``policy`` that is a :class:`jax.tree_util.Partial` over its network's params (what the learners'
+    ``policy_from`` return) is passed to the compiled program as an argument, not baked in as constants:
+    every seed's (and every checkpoint's) params of one network reuse one compilation per ``env``."""
+    if isinstance(policy, Partial):
+        return functools.partial(_evaluate_policy_argument, env, num_rollouts, policy)
+
+    @jax.jit
+    def evaluate(batched_params, key):
+        return _evaluate(env, num_rollouts, policy, batched_params, key)
+
+    return evaluate
+
+
+def _evaluate(env, num_rollouts: int, policy: Callable, batched_params, key):
     def per_jobset(params, key):
         keys = jax.random.split(key, num_rollouts)
         return jax.vmap(lambda k: run_episode(env, params, policy, k))(keys)
 
-    @jax.jit
-    def evaluate(batched_params, key):
-        return jax.vmap(per_jobset)(batched_params, jax.random.split(key, num_instances(batched_params)))
+    return jax.vmap(per_jobset)(batched_params, jax.random.split(key, num_instances(batched_params)))
 
-    return evaluate
+
+_evaluate_policy_argument = jax.jit(_evaluate, static_argnums=(0, 1))
 
 
 def auto_reset_step(env, state, action, params, initial_state=None):

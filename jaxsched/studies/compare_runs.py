@@ -11,6 +11,9 @@ the run was pre-trained, behaviour_cloning.json) and writes into ``--out``:
   slowdown is at or below the baseline heuristic's held-out slowdown (null: never);
 - ``learning_curves_iteration.png`` / ``learning_curves_wallclock.png``: the smoothed training slowdown
   of every run against iterations and against wall-clock seconds, with the baseline level;
+- per run with two or more seeds, ``over_seeds``: for its greedy (``trained-s{i}``) and sampled
+  (``trained-s{i}-sampled``) policies, the held-out metrics' IQM and 95% bootstrap CI over seeds and
+  ``finished`` / ``jobs`` summed over seeds (a result is a claim about a distribution);
 - ``<LABEL>/``: a copy of each run's config.json, eval.json, metrics.csv (and behaviour_cloning.json).
 
 VM-placement runs (their eval.json reports ``scheduled_length``) are compared on the training
@@ -38,6 +41,7 @@ import numpy as np
 
 from jaxsched.core.plotting import curves
 from jaxsched.core.runs import per_iteration_means
+from jaxsched.core.stats import summarize_over_seeds
 from jaxsched.core.unfinished import leaves_unfinished, legend
 
 _RUN_FILES = ("config.json", "eval.json", "metrics.csv", "behaviour_cloning.json")
@@ -98,6 +102,28 @@ def running_mean(values: np.ndarray, window: int) -> np.ndarray:
     return out
 
 
+def over_seeds(heldout: dict, measure: Measure) -> dict:
+    """The trained policies' held-out numbers over seeds, greedy and sampled: per metric the IQM and its
+    95% bootstrap CI (``summarize_over_seeds``), and finished / jobs summed; {} below two seeds."""
+    out = {}
+    for mode, suffix in (("greedy", ""), ("sampled", "-sampled")):
+        seeds = sorted(int(name.removeprefix("trained-s").removesuffix(suffix)) for name in heldout
+                       if name.startswith("trained-s") and name.endswith(suffix)
+                       and name.removeprefix("trained-s").removesuffix(suffix).isdigit())
+        if len(seeds) < 2:
+            continue
+        stats = [heldout[f"trained-s{seed}{suffix}"] for seed in seeds]
+        summary = {"seeds": seeds}
+        for key in measure.heldout_keys:
+            if key in ("finished", "jobs", "episodes_ended", "episodes"):
+                summary[key] = int(sum(s[key] for s in stats if key in s))
+            elif all(key in s for s in stats):
+                summary[key] = summarize_over_seeds([s[key] for s in stats],
+                                                    higher_is_better=not measure.lower_is_better)
+        out[mode] = summary
+    return out
+
+
 def first_reaching(curve: RunCurve, level: float, window: int, lower_is_better: bool = True) -> dict:
     """First iteration (and total wall-clock then, cloning included) whose running mean is ≤ ``level``
     (≥ when higher is better).
@@ -136,6 +162,9 @@ def compare(runs: dict[str, Path], out: Path, baseline: str = "sjf", window: int
             "heldout": {name: {k: stats[k] for k in measure.heldout_keys if k in stats}
                         | {"leaves_unfinished": leaves_unfinished(stats)} for name, stats in curve.heldout.items()},
         }
+        seeds = over_seeds(curve.heldout, measure)
+        if seeds:
+            summary["runs"][label]["over_seeds"] = seeds
         (out / label).mkdir(parents=True, exist_ok=True)
         for name in _RUN_FILES:
             if (runs[label] / name).exists():
