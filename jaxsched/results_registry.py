@@ -212,6 +212,36 @@ def transfer_3m_item(name: str, paper: str, source: str, specialised: tuple[str,
 
 DEEPRM2 = "configs/deeprm2_cnn_bc.yaml"
 DEEPRM2_SMALL = ("algo_options.num_jobsets=4", "algo_options.num_rollouts=5", "bc.num_jobsets=50", "bc.max_epochs=15")
+# DeepRM2 Fig. 3: per load, the iterations its CNN + BC reached in one H200 session.
+DEEPRM2_FIG3_ITERATIONS = {"0.7": 100, "1.0": 190, "1.3": 180}
+DEEPRM2_CLONED = ("bc.num_jobsets=200", "bc.max_epochs=100", "algo_options.lr=1e-4")
+
+
+def deeprm2_fig3_run(label: str, load: str, iterations: int, *options: str) -> Step:
+    quick = REINFORCE_QUICK if "bc=null" in options else f"{REINFORCE_QUICK} {BC_QUICK}"
+    return train(f"{{scratch}}/deeprm2_fig3/{label}_l{load}", DEEPRM2, f"env_options.load={load}", *options,
+                 f"iterations={iterations}", "checkpoint_every=10", seeds="0,1,2", quick=quick)
+
+
+def deeprm2_fig3_steps() -> tuple[Step, ...]:
+    """Per load, CNN + BC at lr 1e-4 (cloning 200 jobsets), 20 x 20 rollouts, 3 seeds, beside MLP + BC for the
+    same iterations (at 1.0 deeprm2_mlp_bc_h200's, 420) and the MLP without cloning (0.7: DeepRM's lr 1e-3,
+    330 iterations; 1.0: deeprm2_mlp_h200's; 1.3: none). compare_runs writes ``load<L>/``."""
+    mlp = {"0.7": {"mlp_bc": "{scratch}/deeprm2_fig3/mlp_bc_l0.7", "mlp": "{scratch}/deeprm2_fig3/mlp_l0.7"},
+           "1.0": {"mlp_bc": "{scratch}/mlp_bc_20x20", "mlp": "{scratch}/mlp_20x20"},
+           "1.3": {"mlp_bc": "{scratch}/deeprm2_fig3/mlp_bc_l1.3"}}
+    steps = [deeprm2_fig3_run("mlp", "0.7", 330, "bc=null", "algo_options.network=mlp", "algo_options.lr=1e-3",
+                              "chunk=10")]
+    for load, iterations in DEEPRM2_FIG3_ITERATIONS.items():
+        steps.append(deeprm2_fig3_run("cnn_bc", load, iterations, *DEEPRM2_CLONED, "chunk=1"))
+        if load != "1.0":
+            steps.append(deeprm2_fig3_run("mlp_bc", load, iterations, *DEEPRM2_CLONED, "bc.network=mlp",
+                                          "algo_options.network=mlp", "chunk=10"))
+        labels = " ".join(f"{label}={run}" for label, run in
+                          {"cnn_bc": f"{{scratch}}/deeprm2_fig3/cnn_bc_l{load}", **mlp[load]}.items())
+        steps.append(Step(f"jaxsched.studies.compare_runs --out {{out}}/deeprm2_fig3_h200/load{load} {labels}"))
+    return tuple(steps)
+
 
 ITEMS: list[Item] = [
     # ---- DeepRM (HotNets'16) and DeepRM2 -------------------------------------------------------------
@@ -459,6 +489,24 @@ ITEMS: list[Item] = [
                  "same lr and iterations 3.76-4.05: cloning, not REINFORCE, gives DeepRM2 its start",
         note="Recorded on one NVIDIA H200 (jax 0.11.2, beside two other runs; trained and evaluated there).",
         beside={"mlp_bc_20x20": "deeprm2_mlp_bc_h200"},
+    ),
+    Item(
+        id="deeprm2_fig3_h200",
+        paper="DeepRM2 Figs. 3 / 4: CNN + BC vs MLP + BC vs MLP (DeepRM) vs SJF / Packer / Tetris* / Random at "
+              "loads 0.7 / 1.0 / 1.3, the paper's 20 x 20 rollouts, 3 seeds, both metrics (one GPU)",
+        steps=deeprm2_fig3_steps(),
+        outputs=tuple(f"deeprm2_fig3_h200/load{load}/summary.json" for load in DEEPRM2_FIG3_ITERATIONS),
+        wall_s=700,
+        headline="Same cloning and lr: CNN + BC learns faster than MLP + BC (held-out 3.33 vs 3.82 at 0.7 after 100 it, "
+                 "4.74 vs 5.31 at 1.3 after 180; at 1.0 its training curve reaches SJF's level by 170 it, the MLP's not "
+                 "in 420) but beats SJF at no load (3.33 vs 3.09; 4.04 vs 3.83; 4.74 vs 4.87 leaving 19 of 10110 jobs); "
+                 "DeepRM's MLP at lr 1e-3, 330 it: 2.88 at 0.7, every seed below SJF",
+        inputs=("{scratch}/mlp_bc_20x20/checkpoints", "{scratch}/mlp_20x20/checkpoints"),
+        needs=("deeprm2_mlp_bc_h200", "deeprm2_mlp_h200"),
+        note="The CNN + BC runs (700 s) and the MLP at 0.7 were trained on one NVIDIA H200 (jax 0.11.2; three CNN "
+             "processes sharing it, 54-58 GB of GPU memory each), the MLP + BC twins at 0.7 and 1.3 on the 2-core CPU "
+             "(the H200's MLP + BC processes ran out of GPU memory beside the CNN ones); every run evaluated on the "
+             "CPU (13-35 min per CNN run). What ran where: results/deeprm2_fig3_h200/device_run.sh.",
     ),
     Item(
         id="deeprm_off",
