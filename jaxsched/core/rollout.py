@@ -93,28 +93,22 @@ def finish_episode(env, params, policy: Callable, key: jax.Array, obs, state, do
 def make_evaluator(env, policy: Callable, num_rollouts: int = 1):
     """A jitted ``(params_batched, key) -> EpisodeResult[instances, rollouts]``.
 
-    A ``policy`` that is a :class:`jax.tree_util.Partial` over its network's params (what the learners'
-    ``policy_from`` return) is passed to the compiled program as an argument, not baked in as constants:
-    every seed's (and every checkpoint's) params of one network reuse one compilation per ``env``."""
-    if isinstance(policy, Partial):
-        return functools.partial(_evaluate_policy_argument, env, num_rollouts, policy)
-
-    @jax.jit
-    def evaluate(batched_params, key):
-        return _evaluate(env, num_rollouts, policy, batched_params, key)
-
-    return evaluate
+    The policy reaches one module-level compiled program as an argument (a :class:`jax.tree_util.Partial`):
+    a learner's policy (``policy_from``) is a ``Partial`` over its network's params, so every seed's and
+    checkpoint's params of one network reuse one compilation per ``env``; a plain function is wrapped, and
+    its compilation is reused whenever the same function object is evaluated again."""
+    if not isinstance(policy, Partial):
+        policy = Partial(policy)
+    return functools.partial(_evaluate, env, num_rollouts, policy)
 
 
-def _evaluate(env, num_rollouts: int, policy: Callable, batched_params, key):
+@functools.partial(jax.jit, static_argnums=(0, 1))
+def _evaluate(env, num_rollouts: int, policy: Partial, batched_params, key):
     def per_jobset(params, key):
         keys = jax.random.split(key, num_rollouts)
         return jax.vmap(lambda k: run_episode(env, params, policy, k))(keys)
 
     return jax.vmap(per_jobset)(batched_params, jax.random.split(key, num_instances(batched_params)))
-
-
-_evaluate_policy_argument = jax.jit(_evaluate, static_argnums=(0, 1))
 
 
 def auto_reset_step(env, state, action, params, initial_state=None):

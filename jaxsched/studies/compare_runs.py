@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import sys
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ from jaxsched.core.stats import summarize_over_seeds
 from jaxsched.core.unfinished import leaves_unfinished, legend
 
 _RUN_FILES = ("config.json", "eval.json", "metrics.csv", "behaviour_cloning.json")
+_COUNTS = ("finished", "jobs", "episodes_ended", "episodes")  # summed over seeds, not averaged
 
 
 @dataclass(frozen=True)
@@ -104,19 +106,18 @@ def running_mean(values: np.ndarray, window: int) -> np.ndarray:
 
 def over_seeds(heldout: dict, measure: Measure) -> dict:
     """The trained policies' held-out numbers over seeds, greedy and sampled: per metric the IQM and its
-    95% bootstrap CI (``summarize_over_seeds``), and finished / jobs summed; {} below two seeds."""
+    95% bootstrap CI (``summarize_over_seeds``), and the counts (finished / jobs) summed; {} below two seeds."""
     out = {}
     for mode, suffix in (("greedy", ""), ("sampled", "-sampled")):
-        seeds = sorted(int(name.removeprefix("trained-s").removesuffix(suffix)) for name in heldout
-                       if name.startswith("trained-s") and name.endswith(suffix)
-                       and name.removeprefix("trained-s").removesuffix(suffix).isdigit())
-        if len(seeds) < 2:
+        by_seed = {int(m.group(1)): stats for name, stats in heldout.items()
+                   if (m := re.fullmatch(rf"trained-s(\d+){suffix}", name))}
+        if len(by_seed) < 2:
             continue
-        stats = [heldout[f"trained-s{seed}{suffix}"] for seed in seeds]
-        summary = {"seeds": seeds}
+        stats = [by_seed[seed] for seed in sorted(by_seed)]
+        summary = {"seeds": sorted(by_seed)}
         for key in measure.heldout_keys:
-            if key in ("finished", "jobs", "episodes_ended", "episodes"):
-                summary[key] = int(sum(s[key] for s in stats if key in s))
+            if key in _COUNTS:
+                summary[key] = int(sum(s.get(key, 0) for s in stats))
             elif all(key in s for s in stats):
                 summary[key] = summarize_over_seeds([s[key] for s in stats],
                                                     higher_is_better=not measure.lower_is_better)
