@@ -243,6 +243,23 @@ def deeprm2_fig3_steps() -> tuple[Step, ...]:
     return tuple(steps)
 
 
+def deeprm2_fig6_steps() -> tuple[Step, ...]:
+    """Per-job outcomes of Random, SJF and the two load-0.7 policies of :func:`deeprm2_fig3_steps` on the held-out
+    jobsets their training evaluated (seed 99991), then the box plots per job length."""
+    out = "{out}/deeprm2_fig6_load0.7"
+    evaluations = [Step(f"jaxsched.evaluate --checkpoint {{scratch}}/deeprm2_fig3/{run} --policies {policies} "
+                        f"--jobsets 100 --seed 99991 --per-job {out}/{label}.csv --summary {out}/{label}.json",
+                        quick="--jobsets 3")
+                   for label, run, policies in (("cnn_bc", "cnn_bc_l0.7", "random,sjf,checkpoint-sampled"),
+                                                ("mlp", "mlp_l0.7", "checkpoint-sampled"))]
+    series = {"Random": "cnn_bc.csv:random", "SJF": "cnn_bc.csv:sjf",
+              "DeepRM (MLP, lr 1e-3, 330 it)": "mlp.csv:checkpoint-sampled",
+              "DeepRM2 (CNN + BC, 100 it)": "cnn_bc.csv:checkpoint-sampled"}
+    flags = " ".join(shlex.quote(f"--series={label}={out}/{spec}") for label, spec in series.items())
+    title = shlex.quote("--title=Slowdown by job length, load 0.7, 100 held-out jobsets (DeepRM2 Fig. 6)")
+    return (*evaluations, Step(f"jaxsched.studies.slowdown_by_length --out {out} {flags} {title}"))
+
+
 ITEMS: list[Item] = [
     # ---- DeepRM (HotNets'16) and DeepRM2 -------------------------------------------------------------
     Item(
@@ -507,6 +524,23 @@ ITEMS: list[Item] = [
              "processes sharing it, 54-58 GB of GPU memory each), the MLP + BC twins at 0.7 and 1.3 on the 2-core CPU "
              "(the H200's MLP + BC processes ran out of GPU memory beside the CNN ones); every run evaluated on the "
              "CPU (13-35 min per CNN run). What ran where: results/deeprm2_fig3_h200/device_run.sh.",
+    ),
+    Item(
+        id="deeprm2_fig6_load0.7",
+        paper="DeepRM2 Fig. 6: slowdown by job length (box plots), Random / SJF / DeepRM's MLP / DeepRM2's CNN + BC "
+              "at load 0.7, seed 0's policies of deeprm2_fig3_h200 on its 100 held-out jobsets, sampled",
+        steps=deeprm2_fig6_steps(),
+        outputs=tuple(f"deeprm2_fig6_load0.7/{name}" for name in
+                      ("cnn_bc.csv", "mlp.csv", "slowdown_by_length.json", "slowdown_by_length.png")),
+        wall_s=150,
+        headline="DeepRM's MLP (2.78 vs SJF 3.09) wins by the short jobs (median slowdown 1.00-2.00 at lengths 1-3, upper "
+                 "quartile 1.9-4.0 vs SJF's 4.0-6.0) and pays with the long ones (median 2.2-4.1 vs 1.2-1.6 at 10-15); "
+                 "the CNN + BC policy after 100 it (3.25) lies between them on long jobs (median 1.4-2.3) and is no better than "
+                 "SJF on short ones (upper quartile 4.0-7.0): the paper's DeepRM2 < DeepRM is not reproduced at 100 it",
+        inputs=tuple(f"{{scratch}}/deeprm2_fig3/{run}/checkpoints" for run in ("cnn_bc_l0.7", "mlp_l0.7")),
+        needs=("deeprm2_fig3_h200",),
+        note="The two checkpoints evaluated are kept: --scratch results/deeprm2_fig6_load0.7/scratch re-runs this item "
+             "from them (seed 0 of each 3-seed run; evaluate --checkpoint takes the first seed).",
     ),
     Item(
         id="deeprm_off",

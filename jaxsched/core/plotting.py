@@ -110,6 +110,30 @@ def performance_profiles(scores: dict[str, np.ndarray], path: Path, metric: str,
           "performance profile")
 
 
+def box_groups(values: dict[str, dict[int, np.ndarray]], path: Path, xlabel: str, ylabel: str, title: str = "",
+               note: str = "") -> None:
+    """Box plots grouped by an integer x (e.g. job length), one box per series and colour per series:
+    ``{series: {x: values}}``; the x values that occur are placed side by side (a gap in x leaves no
+    empty stretch) and an x a series has no values at gets no box. Fliers are not drawn."""
+    xs = sorted({x for per_x in values.values() for x in per_x})
+    place = {x: i for i, x in enumerate(xs)}
+    count = max(len(values), 1)
+    width = 0.8 / count
+    fig, ax = plt.subplots(figsize=(max(6.5, 0.3 * len(xs) * count), 4))
+    for i, (name, per_x) in enumerate(values.items()):
+        present = [x for x in xs if x in per_x and len(per_x[x])]
+        offset = (i - (count - 1) / 2) * width
+        parts = ax.boxplot([per_x[x] for x in present], positions=[place[x] + offset for x in present], widths=width * 0.9,
+                           showfliers=False, patch_artist=True, manage_ticks=False)
+        for box in parts["boxes"]:
+            box.set(facecolor=f"C{i}", alpha=0.6)
+        for median in parts["medians"]:
+            median.set(color="black")
+        ax.plot([], [], color=f"C{i}", linewidth=6, alpha=0.6, label=name)  # the legend's swatch
+    ax.set_xticks(range(len(xs)), [str(x) for x in xs])
+    _save(fig, ax, path, xlabel, ylabel, title, note=note)
+
+
 HEURISTIC_STYLES = ((0, (6, 3)), ":", "-.", (0, (3, 1, 1, 1, 1, 1)), (0, (1, 3)), (0, (8, 2, 2, 2)))
 HEURISTIC_MARKERS = ("s", "^", "D", "v", "P", "X")
 
