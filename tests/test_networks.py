@@ -176,3 +176,19 @@ def test_evaluator_takes_trained_params_as_an_argument_and_compiles_once_per_net
         for a, b in zip(jax.tree.leaves(result), jax.tree.leaves(as_constants)):
             np.testing.assert_array_equal(a, b)
     assert rollout._evaluate._cache_size() == compiled + 3  # one per lambda; the second seed reused the first
+
+
+def test_envs_of_one_setting_are_equal_and_share_the_evaluators_compilation():
+    """Each build makes a new env object; equal configurations (here two loads of one cluster) compare and
+    hash alike, so the evaluator compiled for one serves the other, and a different cluster compiles anew."""
+    low, high = (build("deeprm", num_slots=4, simu_len=9, load=load) for load in (0.5, 1.1))
+    other = build("deeprm", num_slots=6, simu_len=9)
+    assert low.env == high.env and hash(low.env) == hash(high.env) and low.env is not high.env
+    assert low.env != other.env and low.env != build("vm-frag").env
+    sjf, key = low.heuristic("sjf"), jax.random.PRNGKey(0)
+    compiled = rollout._evaluate._cache_size()
+    returns = [rollout.make_evaluator(v.env, sjf)(v.held_out(2, 3)[0], key).episode_return for v in (low, high)]
+    assert rollout._evaluate._cache_size() == compiled + 1  # a setting no other test evaluates
+    assert float(np.mean(returns[0])) != float(np.mean(returns[1]))  # the loads' own jobsets were played
+    rollout.make_evaluator(other.env, sjf)(other.held_out(2, 3)[0], key)
+    assert rollout._evaluate._cache_size() == compiled + 2

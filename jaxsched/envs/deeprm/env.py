@@ -33,6 +33,7 @@ from jaxsched.core.rollout import select_fields
 from jaxsched.envs.deeprm.generator import Workload, generate
 from jaxsched.envs.deeprm.observations import bracis_vector, compact_vector, image_cells, refresh_image, render_image
 from jaxsched.envs.deeprm.types import EnvParams, EnvState, Observation
+from jaxsched.envs.equality import EqualByConfiguration
 
 REWARDS = ("slowdown", "completion_time", "utilisation", "makespan")
 TERMINATIONS = ("all_done", "no_new_job")
@@ -46,7 +47,7 @@ SLOT_WIDTHS = ("max_job_size", "capacity")
 TICK_FIELDS = ("clock", "used", "slots", "backlog", "backlog_len", "dropped", "since_arrival", "at_submit")
 
 
-class DeepRM(environment.Environment[EnvState, EnvParams]):
+class DeepRM(EqualByConfiguration, environment.Environment[EnvState, EnvParams]):
     """The DeepRM cluster; also DeepRM_Off when the jobset arrives at t = 0 and has no backlog."""
 
     def __init__(

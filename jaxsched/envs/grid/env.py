@@ -40,6 +40,7 @@ import jax
 import jax.numpy as jnp
 from gymnax.environments import environment, spaces
 
+from jaxsched.envs.equality import EqualByConfiguration
 from jaxsched.envs.grid.types import (BATCH, INTERACTIVE, NEVER, NUM_CLASSES, PAPER_VO_SHARES, EnvParams, EnvState,
                                       GridJobs, Observation)
 from jaxsched.envs.grid.workload import Workload, generate
@@ -51,7 +52,7 @@ ARRIVAL_CHUNK = 16  # arrivals read at a time while advancing
 STATE_FEATURES = 6  # running work, time to a free core, backlog, idle cores, class means (2); then V VO shares
 
 
-class GridSite(environment.Environment[EnvState, EnvParams]):
+class GridSite(EqualByConfiguration, environment.Environment[EnvState, EnvParams]):
     """One grid site: a queue, ``num_cores`` cores (rigid) or an elastic pool; the agent picks jobs."""
 
     def __init__(self, num_cores: int = 81, num_candidates: int = 16, scan_width: int = 64,

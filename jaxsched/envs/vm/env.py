@@ -44,6 +44,7 @@ import jax
 import jax.numpy as jnp
 from gymnax.environments import environment, spaces
 
+from jaxsched.envs.equality import EqualByConfiguration
 from jaxsched.envs.vm.trace import CREATE_EVENT, NO_EVENT, synthetic
 from jaxsched.envs.vm.types import EnvParams, EnvState, Observation
 
@@ -83,7 +84,7 @@ def mean_cpu_allocation(allocation_sum: jax.Array, placed: jax.Array, end_alloca
     return jnp.where(placed > 0, allocation_sum / jnp.maximum(placed, 1), end_allocation)
 
 
-class VmPlacement(environment.Environment[EnvState, EnvParams]):
+class VmPlacement(EqualByConfiguration, environment.Environment[EnvState, EnvParams]):
     """N double-NUMA PMs fed a window of a VM trace; the agent picks a NUMA (or PM) per create."""
 
     def __init__(self, num_pms: int = 5, reward: str = "placement"):
