@@ -742,10 +742,11 @@ ITEMS: list[Item] = [
         "a separate actor and critic, 5 seeds per scenario",
         "algo_options.separate_critic=true env=bracis-1,bracis-9,bracis-2,bracis-10,bracis-8,bracis-6,bracis-5,"
         "bracis-4,bracis-3", 9 * 1440,
-        "7 of 9 cells so far (resumable), sampled, every job finished: bracis-9 IQM 1.376 [1.366, 1.417] vs SJF 1.668, "
+        "all 9 cells, sampled, every job finished: bracis-9 IQM 1.376 [1.366, 1.417] vs SJF 1.668, "
         "bracis-2 2.936 [2.865, 3.189] vs 4.864, bracis-10 2.919 [2.785, 3.008] vs 4.483, bracis-8 2.961 [2.844, 3.030] "
-        "vs 3.457, bracis-5 2.314 [2.194, 2.484] vs 3.208 (5/5 seeds beat SJF on each); bracis-1 2.256 [2.218, 2.300] "
-        "vs SJF 2.013, bracis-6 2.259 [2.159, 2.324] vs 1.971 (5/5 beat Packer on both)"),
+        "vs 3.457, bracis-5 2.314 [2.194, 2.484] vs 3.208, bracis-4 2.169 [2.131, 2.256] vs 2.673 (5/5 seeds beat SJF on "
+        "each); bracis-1 2.256 [2.218, 2.300] vs SJF 2.013, bracis-6 2.259 [2.159, 2.324] vs 1.971 (5/5 beat Packer on "
+        "both), bracis-3 1.789 [1.751, 1.973] vs 1.639 (4/5 beat Packer's 1.965)"),
     transfer_3m_item(
         "mdp_transfer_3m_separate_critic",
         "BRACIS'21 Fig. 6 with the paper's networks: the separate actor-critic compact + sparse + reduced agent "
@@ -754,8 +755,8 @@ ITEMS: list[Item] = [
         "sweep_mdp_sparse_reduced_3m_separate_critic",
         ("sweep_mdp_sparse_reduced_3m_separate_critic", "sweep_mdp_separate_critic_3m_scenarios"), ("time",),
         750,
-        "time steps, sampled: behind its own type's agents on all 4 scenarios that have them (bracis-2 7.42 vs 2.94, "
-        "bracis-10 6.85 vs 2.92, bracis-9 1.47 vs 1.38, bracis-1 3.04 vs 2.26); lower than Packer "
+        "time steps, sampled: behind its own type's agents on all 9 other scenarios (CIs apart on 8, e.g. bracis-2 7.42 "
+        "vs 2.94, bracis-4 3.57 vs 2.17; overlapping on bracis-3, 1.91 vs 1.79); lower than Packer "
         "on 8 of 10 scenarios and than SJF on bracis-9 (1.47 vs 1.67) but with 4-81 of 29435 jobs unfinished "
         "on 8 of 10; every job finished only on bracis-3 and -7",
         swept="algo_options.separate_critic=True__"),
