@@ -27,7 +27,7 @@ def per_job_csv(tmp_path):
 
 
 def test_box_statistics_per_length_and_counts(per_job_csv):
-    series = study.compare_series([f"F={per_job_csv}:fast", f"S={per_job_csv}:slow"])
+    series, _ = study.compare_series([f"F={per_job_csv}:fast", f"S={per_job_csv}:slow"])
     fast, slow = series["F"], series["S"]
     assert (fast["finished"], fast["jobs"], slow["finished"], slow["jobs"], slow["unfinished"]) == (6, 6, 5, 6, 1)
     ones = fast["by_length"][1]

@@ -91,25 +91,30 @@ def box_statistics(values: np.ndarray) -> dict[str, float | int]:
             "max": float(values.max())}
 
 
-def by_length(columns: dict[str, np.ndarray]) -> dict:
-    """Per series: finished / jobs counts, the mean slowdown and :func:`box_statistics` per job length
-    over its finished jobs."""
+def slowdowns_by_length(columns: dict[str, np.ndarray]) -> dict[int, np.ndarray]:
+    """The finished jobs' slowdowns, per job length that occurs among them."""
     done = columns["status"] == "finished"
-    lengths = sorted(int(x) for x in np.unique(columns["duration"][done]))
+    return {int(length): columns["slowdown"][done & (columns["duration"] == length)]
+            for length in np.unique(columns["duration"][done])}
+
+
+def by_length(columns: dict[str, np.ndarray], values: dict[int, np.ndarray]) -> dict:
+    """Per series: finished / jobs counts, the mean slowdown and :func:`box_statistics` of ``values``
+    (:func:`slowdowns_by_length`) per job length."""
+    done = columns["status"] == "finished"
     return {
         "jobs": int(done.size), "finished": int(done.sum()),
         "unfinished": int(np.sum(columns["status"] == "unfinished")),
         "dropped": int(np.sum(columns["status"] == "dropped")),
         "mean_slowdown": float(np.mean(columns["slowdown"][done])) if done.any() else float("nan"),
-        "by_length": {length: box_statistics(columns["slowdown"][done & (columns["duration"] == length)])
-                      for length in lengths},
-        "_values": {length: columns["slowdown"][done & (columns["duration"] == length)] for length in lengths},
+        "by_length": {length: box_statistics(slowdowns) for length, slowdowns in values.items()},
     }
 
 
-def compare_series(specs: list[str], load: float | None = None) -> dict[str, dict]:
-    """:func:`by_length` for each ``LABEL=CSV:POLICY``, after checking that all cover the same jobs."""
-    series, keys = {}, None
+def compare_series(specs: list[str], load: float | None = None) -> tuple[dict[str, dict], dict[str, dict]]:
+    """:func:`by_length` (JSON-ready) and :func:`slowdowns_by_length` (what the boxes draw) for each
+    ``LABEL=CSV:POLICY``, after checking that all cover the same jobs."""
+    series, values, keys = {}, {}, None
     for spec in specs:
         label, path, policy = parse_series(spec)
         if label in series:
@@ -120,8 +125,9 @@ def compare_series(specs: list[str], load: float | None = None) -> dict[str, dic
             raise UsageError(f"series {label!r} covers other jobs than {keys[0]!r} (different jobsets, seed or "
                              "load): evaluate every policy on the same held-out jobsets")
         keys = keys or (label, these)
-        series[label] = {"csv": str(path), "policy": policy, **by_length(columns)}
-    return series
+        values[label] = slowdowns_by_length(columns)
+        series[label] = {"csv": str(path), "policy": policy, **by_length(columns, values[label])}
+    return series, values
 
 
 def main(argv=None) -> int:
@@ -134,13 +140,12 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, default=Path("runs/slowdown_by_length"))
     args = parser.parse_args(argv)
     try:
-        series = compare_series(args.series, args.load)
+        series, values = compare_series(args.series, args.load)
     except UsageError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
-    values = {marked(label, s): s.pop("_values") for label, s in series.items()}
-    box_groups(values, args.out / "slowdown_by_length.png", "job length (time steps)", "job slowdown",
+    box_groups({marked(label, s): values[label] for label, s in series.items()}, args.out / "slowdown_by_length.png", "job length (time steps)", "job slowdown",
                args.title, note="boxes: quartiles; whiskers: 1.5 IQR; finished jobs only")
     (args.out / "slowdown_by_length.json").write_text(json.dumps({"load": args.load, "series": series}, indent=1))
     lengths = sorted({length for s in series.values() for length in s["by_length"]})
