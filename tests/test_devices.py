@@ -44,7 +44,7 @@ print("RESULT " + json.dumps(out))
 
 
 def metrics_on_1_and_4_devices(cases: list[str]) -> dict:
-    environment = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=4")
+    environment = dict(os.environ, XLA_FLAGS=f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count=4")
     done = subprocess.run([sys.executable, "-c", CHILD, *cases], env=environment, cwd=ROOT, capture_output=True,
                           text=True)
     assert done.returncode == 0, done.stderr[-3000:]

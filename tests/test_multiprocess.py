@@ -38,8 +38,9 @@ def train_command(*args: str) -> list[str]:
 
 
 def child_environment() -> dict:
-    environment = {k: v for k, v in os.environ.items() if k not in ("XLA_FLAGS", "JAXSCHED_JOIN")}
-    return dict(environment, PYTHONPATH=str(ROOT))
+    environment = {k: v for k, v in os.environ.items() if k != "JAXSCHED_JOIN"}
+    flags = [f for f in os.environ.get("XLA_FLAGS", "").split() if "device_count" not in f]  # one device each
+    return dict(environment, PYTHONPATH=str(ROOT), XLA_FLAGS=" ".join(flags))
 
 
 def read_metrics(run_dir: Path) -> list[dict]:
