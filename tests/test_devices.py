@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from jaxsched.core.devices import with_host_devices
 from jaxsched.experiment import Experiment, train_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,7 +45,7 @@ print("RESULT " + json.dumps(out))
 
 
 def metrics_on_1_and_4_devices(cases: list[str]) -> dict:
-    environment = dict(os.environ, XLA_FLAGS=f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count=4")
+    environment = dict(os.environ, XLA_FLAGS=with_host_devices(os.environ.get("XLA_FLAGS", ""), 4))
     done = subprocess.run([sys.executable, "-c", CHILD, *cases], env=environment, cwd=ROOT, capture_output=True,
                           text=True)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -94,3 +95,10 @@ def test_more_devices_than_exist_is_a_clear_error():
 def test_bad_device_spec(bad):
     with pytest.raises(ValueError, match="devices"):
         train_config({"devices": bad})
+
+
+def test_with_host_devices_sets_only_the_device_count():
+    flags = "--xla_cpu_use_fusion_emitters=false --xla_force_host_platform_device_count=2"
+    assert with_host_devices(flags, 4) == "--xla_cpu_use_fusion_emitters=false --xla_force_host_platform_device_count=4"
+    assert with_host_devices(flags, None) == "--xla_cpu_use_fusion_emitters=false"
+    assert with_host_devices("", 3) == "--xla_force_host_platform_device_count=3"

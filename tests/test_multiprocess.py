@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from jaxsched.core.devices import with_host_devices
 from jaxsched.train import main as train_main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,8 +40,8 @@ def train_command(*args: str) -> list[str]:
 
 def child_environment() -> dict:
     environment = {k: v for k, v in os.environ.items() if k != "JAXSCHED_JOIN"}
-    flags = [f for f in os.environ.get("XLA_FLAGS", "").split() if "device_count" not in f]  # one device each
-    return dict(environment, PYTHONPATH=str(ROOT), XLA_FLAGS=" ".join(flags))
+    return dict(environment, PYTHONPATH=str(ROOT),
+                XLA_FLAGS=with_host_devices(os.environ.get("XLA_FLAGS", ""), None))  # one device each
 
 
 def read_metrics(run_dir: Path) -> list[dict]:

@@ -73,7 +73,7 @@ def restart_for_devices(spec, module: str, argv: list[str], join: str | None = N
     count = usable_cores() if count is None else count
     environment = dict(os.environ)
     if count > 1 and host_device_flag() is None:
-        environment["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {_FLAG}={count}".strip()
+        environment["XLA_FLAGS"] = with_host_devices(os.environ.get("XLA_FLAGS", ""), count)
     if join is not None and JOIN_VARIABLE not in os.environ:
         environment[JOIN_VARIABLE] = join
     if environment == dict(os.environ):
@@ -81,6 +81,13 @@ def restart_for_devices(spec, module: str, argv: list[str], join: str | None = N
     sys.stdout.flush()
     sys.stderr.flush()
     os.execve(sys.executable, [sys.executable, "-m", module, *argv], environment)
+
+
+def with_host_devices(xla_flags: str, count: int | None) -> str:
+    """``xla_flags`` (an XLA_FLAGS value) asking for ``count`` host devices (XLA's default of one for
+    ``None``), its other flags kept: for the environment of a process started with another device count."""
+    kept = [flag for flag in xla_flags.split() if not flag.startswith(f"{_FLAG}=")]
+    return " ".join(kept + ([] if count is None else [f"{_FLAG}={count}"]))
 
 
 def host_device_flag() -> int | None:
