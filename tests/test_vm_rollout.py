@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxsched.envs.vm.episodes import draw_starts
+from jaxsched.baselines.vm import heuristic_policy
+from jaxsched.envs.vm.episodes import draw_starts, params_at
+from jaxsched.envs.vm.trace import CREATE, imagined_window, running_vms, window
 from jaxsched.registry import build
-from jaxsched.studies.vm_rollout import compare
+from jaxsched.studies.vm_planner import training_lifetimes
+from jaxsched.studies.vm_rollout import ImaginedFutures, action_values, compare
 
 
 @pytest.mark.parametrize("cvd_k", [None, (1, 1, 1)], ids=["every action", "CVD-RL candidates"])
@@ -52,3 +56,78 @@ def test_ratio_summary_counts_and_iqm():
     assert (summary["starts_improved"], summary["starts_worse"], summary["starts_equal"]) == (1, 1, 2)
     assert summary["ratio_iqm"] == pytest.approx(1.0)  # ratios 0.5, 1, 1, 2: the middle two
     assert summary["ratio_mean"] == pytest.approx(1.125)
+
+
+def _state_after(variant, decisions: int):
+    """room_fit's state ``decisions`` placements into the window at the first training start row."""
+    env, policy = variant.env, heuristic_policy("room_fit", variant)
+    params = params_at(variant, draw_starts(jax.random.PRNGKey(0), variant, 1)[0])
+    step = jax.jit(lambda state: env.transition(state, policy(None, env.get_obs(state, params)), params)[0])
+    state = env.initial_state(params)
+    for _ in range(decisions):
+        state = step(state)
+    return env, policy, params, state
+
+
+@pytest.fixture(scope="module")
+def imagined_setting():
+    variant = build("vm-frag", num_pms=3, window=120)
+    env, policy, params, state = _state_after(variant, 12)
+    rows = draw_starts(jax.random.PRNGKey(5), variant, 3)
+    futures = ImaginedFutures(windows=jax.vmap(lambda row: window(variant.trace, row, variant.window))(rows),
+                              lifetimes=training_lifetimes(variant), key=jax.random.PRNGKey(7))
+    return variant, env, policy, params, state, futures
+
+
+def test_imagined_window_keeps_the_past_and_gives_each_running_vm_one_later_departure(imagined_setting):
+    variant, env, policy, params, state, futures = imagined_setting
+    requests, pos = jax.tree.map(np.asarray, state.requests), int(state.pos)
+    running = np.asarray(running_vms(state.requests, state.pos, state.placed_pm))
+    deleted = {int(e) for e in requests.event[:pos] if e >= 0}
+    expected = [r for r in range(pos) if state.placed_pm[r] >= 0 and r not in deleted]
+    assert np.flatnonzero(running).tolist() == expected and len(expected) > 0
+    imagined = jax.tree.map(np.asarray, imagined_window(state.requests, state.pos, running,
+                                                        jax.tree.map(lambda x: x[0], futures.windows),
+                                                        futures.lifetimes, jax.random.PRNGKey(0)))
+    length = requests.kind.shape[0]
+    assert imagined.kind.shape == (2 * length,)
+    for name in ("kind", "cpu", "mem", "partner", "time", "valid", "event"):
+        np.testing.assert_array_equal(getattr(imagined, name)[:pos + 1], getattr(requests, name)[:pos + 1])
+    ahead = (np.arange(2 * length) > pos) & imagined.valid
+    now = requests.time[pos]
+    assert np.all(imagined.time[ahead] >= now) and np.all(np.diff(imagined.time[ahead]) >= 0)
+    # the first L of the future's rows and the running VMs' departures, by time: a running VM leaves at
+    # most once and nothing else of the past is deleted again (a departure later than the L-th row is cut,
+    # as a real delete after the window's end)
+    future = jax.tree.map(lambda x: np.asarray(x[0]), futures.windows)
+    assert ahead.sum() == min(length, future.valid.sum() + len(expected))
+    departures = imagined.event[ahead]
+    past = departures[(departures >= 0) & (departures <= pos)]
+    assert len(past) == len(set(past.tolist())) > 0 and set(past.tolist()) <= set(expected)
+    later = np.flatnonzero(ahead & (imagined.event > pos))  # deletes of imagined creates: same VM
+    assert len(later) > 0
+    np.testing.assert_array_equal(imagined.vm[imagined.event[later]], imagined.vm[later])
+    assert np.all(imagined.kind[imagined.event[later]] == CREATE)
+
+
+def test_imagined_planner_reads_nothing_after_the_present_request(imagined_setting):
+    """Values over imagined futures are unchanged when the real future is rewritten (every later
+    create a whole PM, which fits only on an empty one); the clairvoyant values change: the test can
+    tell the two apart."""
+    variant, env, policy, params, state, futures = imagined_setting
+    rows = jnp.arange(state.requests.length)
+    huge = state.requests.replace(cpu=jnp.where(rows > state.pos, 80.0, state.requests.cpu),
+                                  mem=jnp.where(rows > state.pos, 180.0, state.requests.mem))
+    rewritten = state.replace(requests=huge)
+    values = jax.jit(lambda s, f: action_values(env, params, policy, s, futures=f)[0])
+    np.testing.assert_array_equal(values(state, futures), values(rewritten, futures))
+    exact = jax.jit(lambda s: action_values(env, params, policy, s)[0])
+    assert not np.array_equal(exact(state), exact(rewritten))
+
+
+@pytest.mark.parametrize("argv", [["--futures", "-1"], ["--futures", "4", "--margin", "-0.5"]])
+def test_planner_rejects_negative_futures_and_margin_in_one_line(argv, capsys):
+    from jaxsched.studies.vm_planner import main
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --futures and --margin must be >= 0") and err.count("\n") == 1

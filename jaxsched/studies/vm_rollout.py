@@ -11,7 +11,10 @@ gain much more over one improvement step.
 ``python -m jaxsched.studies.vm_rollout --env vm-frag --num-pms 5,10 --base room_fit --starts-from RUN/eval.json``
 
 The improved policy as a placer of its own, against the heuristics on held-out start points:
-:mod:`jaxsched.studies.vm_planner`.
+:mod:`jaxsched.studies.vm_planner`. Reading the real future makes it a clairvoyant bound; with
+``futures`` (:func:`action_values`) the rollouts follow the present request with imagined futures
+instead (other windows of the trace, drawn departures of the running VMs), so the plan uses only what
+a placer can know.
 """
 
 from __future__ import annotations
@@ -26,50 +29,92 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 import numpy as np
+from flax import struct
 
 from jaxsched.baselines.vm import HEURISTIC_NAMES, cvd_candidates, heuristic_policy, request_mix
 from jaxsched.core.progress import progress
 from jaxsched.core.rollout import finish_episode, run_episode
 from jaxsched.envs.vm.env import mean_cpu_allocation
 from jaxsched.envs.vm.episodes import draw_starts, params_at
+from jaxsched.envs.vm.trace import VmRequests, imagined_window, running_vms
 from jaxsched.errors import UsageError
 from jaxsched.registry import build
 
 
 def improved_action(env, params, policy, state, candidates: Callable | None = None,
-                    num_tried: int | None = None) -> tuple[jax.Array, jax.Array]:
+                    num_tried: int | None = None, futures: ImaginedFutures | None = None) -> tuple[jax.Array, jax.Array]:
     """``(improved, own)``: the action with the most placements when ``policy`` follows it (ties to
     ``policy``'s), and ``policy``'s own action.
 
     Tries every feasible action, or only ``candidates(obs)`` (a bool mask, e.g. CVD-RL's top-k set)
-    plus ``policy``'s own action: at most ``num_tried`` of them, so the batch of rollouts is smaller."""
-    values, own = action_values(env, params, policy, state, candidates, num_tried)
-    return improved_choice(values, own), own
+    plus ``policy``'s own action: at most ``num_tried`` of them, so the batch of rollouts is smaller.
+    ``futures``: see :func:`action_values`."""
+    values, own = action_values(env, params, policy, state, candidates, num_tried, futures)
+    return improved_choice(values, own, 0.0 if futures is None else futures.margin), own
 
 
-def improved_choice(values: jax.Array, own: jax.Array) -> jax.Array:
-    """The action of :func:`action_values`' ``values`` with the most placements, ties to ``own``."""
-    return jnp.where(values[own] == jnp.max(values), own, jnp.argmax(values)).astype(jnp.int32)
+def improved_choice(values: jax.Array, own: jax.Array, margin=0.0) -> jax.Array:
+    """The action of :func:`action_values`' ``values`` with the most placements, ``own`` unless another's
+    beats it by more than ``margin`` (0: ties to ``own``)."""
+    return jnp.where(jnp.max(values) > values[own] + margin, jnp.argmax(values), own).astype(jnp.int32)
+
+
+@struct.dataclass
+class ImaginedFutures:
+    """What a non-clairvoyant planner rolls out instead of the real future (:func:`imagined_states`)."""
+
+    windows: VmRequests  # K windows of the trace's training range, batched
+    lifetimes: jax.Array  # float32[D] sorted VM lifetimes (s) of that range: the running VMs' departures
+    key: jax.Array  # folded with the decision's index: fresh departures per decision, shared by its actions
+    margin: float = 0.0  # leave the base policy's action only for a mean gain above this many VMs
+
+
+def imagined_states(state, futures: ImaginedFutures):
+    """``state`` once per window of ``futures``, its trace after the pending create replaced by an
+    imagined one (:func:`jaxsched.envs.vm.trace.imagined_window`: that window's requests and a drawn
+    departure for every running VM), 2L rows long; the cluster, counters and pending request kept."""
+    running = running_vms(state.requests, state.pos, state.placed_pm)
+    length = state.requests.length
+
+    def imagine(window, key):
+        requests = imagined_window(state.requests, state.pos, running, window, futures.lifetimes, key)
+        return state.replace(requests=requests,
+                             placed_pm=jnp.concatenate([state.placed_pm, jnp.full(length, -1, jnp.int32)]),
+                             taken=jnp.concatenate([state.taken, jnp.zeros_like(state.taken)]))
+
+    count = jax.tree.leaves(futures.windows)[0].shape[0]
+    keys = jax.random.split(jax.random.fold_in(futures.key, state.time), count)
+    return jax.vmap(imagine)(futures.windows, keys)
 
 
 def action_values(env, params, policy, state, candidates: Callable | None = None,
-                  num_tried: int | None = None) -> tuple[jax.Array, jax.Array]:
-    """``(values, own)``: int32[2N] VMs placed from ``state`` to the episode's end taking each tried
+                  num_tried: int | None = None, futures: ImaginedFutures | None = None) -> tuple[jax.Array, jax.Array]:
+    """``(values, own)``: [2N] VMs placed from ``state`` to the episode's end taking each tried
     action first and then following ``policy`` (-1 where not tried: infeasible, or outside
-    ``candidates`` and not ``policy``'s own), and ``policy``'s own action (see :func:`improved_action`)."""
+    ``candidates`` and not ``policy``'s own), and ``policy``'s own action (see :func:`improved_action`).
+
+    ``futures`` None: the rollouts read the episode's real trace (exact values; the planner is
+    clairvoyant; int32 values). ``futures``: each action's value is the mean over the K
+    :func:`imagined_states` (the same K for every action; float32 values), so nothing after the
+    present request is read."""
     obs = env.get_obs(state, params)
     own = policy(None, obs)
     allowed = tried_mask(obs, own, candidates)
     count = env.num_actions if num_tried is None else min(num_tried, env.num_actions)
     _, tried = jax.lax.top_k(allowed.astype(jnp.int32), count)  # the allowed ones first
 
-    def value(action):  # VMs placed from here to the end, ``action`` first, then ``policy``
-        obs, after, _, terminated, _ = env.step_env(None, state, action, params)
+    def value(start, action):  # VMs placed from ``start`` to the end, ``action`` first, then ``policy``
+        obs, after, _, terminated, _ = env.step_env(None, start, action, params)
         end = finish_episode(env, params, policy, jax.random.PRNGKey(0), obs, after, terminated).state
-        return end.placed - state.placed
+        return end.placed - start.placed
 
-    values = jnp.full(env.num_actions, -1, jnp.int32).at[tried].set(
-        jnp.where(allowed[tried], jax.vmap(value)(tried), -1))
+    if futures is None:
+        estimate = jax.vmap(lambda action: value(state, action))
+    else:
+        starts = imagined_states(state, futures)
+        estimate = jax.vmap(lambda action: jnp.mean(jax.vmap(value, in_axes=(0, None))(starts, action)))
+    estimates = estimate(tried)
+    values = jnp.full(env.num_actions, -1, estimates.dtype).at[tried].set(jnp.where(allowed[tried], estimates, -1))
     return values, own
 
 
@@ -82,17 +127,17 @@ def tried_mask(obs, own: jax.Array, candidates: Callable | None = None) -> jax.A
 
 
 def improved_episode(env, params, policy, candidates: Callable | None = None,
-                     num_tried: int | None = None) -> dict[str, jax.Array]:
+                     num_tried: int | None = None, futures: ImaginedFutures | None = None) -> dict[str, jax.Array]:
     """One episode of the improved policy: the env's metrics (scheduled length, end-of-episode and
     time-averaged CPU allocation, income, ...), how often it left ``policy`` and how many decisions
-    before the episode's end it last did (-1: never)."""
+    before the episode's end it last did (-1: never). ``futures``: see :func:`action_values`."""
     state = env.initial_state(params)
     terminated = ~jnp.any(env.feasible(state, params))
     allocation_env = env.with_reward("allocation")  # same dynamics; its reward is the step's allocation rate
 
     def body(carry):
         state, _, changed, last, allocation_sum = carry
-        action, own = improved_action(env, params, policy, state, candidates, num_tried)
+        action, own = improved_action(env, params, policy, state, candidates, num_tried, futures)
         departs = action != own
         last = jnp.where(departs, state.time, last)
         state, allocation, done, _ = allocation_env.transition(state, action, params)

@@ -310,3 +310,63 @@ def window(requests: VmRequests, start: jax.Array, length: int) -> VmRequests:
     return make_requests(kind=cut(requests.kind, CREATE), vm=cut(requests.vm, -1), cpu=cut(requests.cpu, 0),
                          mem=cut(requests.mem, 0), partner=partner, time=cut(requests.time, 0),
                          valid=cut(requests.valid, False), duration=cut(requests.duration, 0))
+
+
+
+def running_vms(requests: VmRequests, pos: jax.Array, placed_pm: jax.Array) -> jax.Array:
+    """bool[L]: the create rows before ``pos`` whose VM is on a PM (``placed_pm``) and whose delete
+    has not been passed yet: the VMs running when the create at ``pos`` is decided."""
+    rows = jnp.arange(requests.length)
+    passed_delete = (rows < pos) & (requests.event >= 0)
+    deleted = jnp.zeros(requests.length, bool).at[jnp.where(passed_delete, requests.event, requests.length)].set(
+        True, mode="drop")
+    return (rows < pos) & (placed_pm >= 0) & ~deleted
+
+
+def imagined_window(requests: VmRequests, pos: jax.Array, running: jax.Array, future: VmRequests,
+                    lifetimes: jax.Array, key: jax.Array) -> VmRequests:
+    """A window of 2L rows that keeps what is known at the create at ``pos`` and imagines the rest.
+
+    Rows ``[0, pos]`` are ``requests``' (the past and the pending create), so the running VMs keep
+    their create rows. After them, by time: ``future``'s rows (a window of another part of the trace,
+    shifted to start at the pending create's time) and one delete per ``running`` VM, at its create
+    time plus a lifetime drawn from ``lifetimes`` (sorted seconds) among those longer than its age:
+    when a running VM leaves is the part of the real future a placer cannot know. The first L of these
+    are kept; the rest is padding."""
+    length = requests.length
+    pos = jnp.asarray(pos, jnp.int32)
+    now = requests.time[pos]
+    # a residual lifetime per running VM: uniform among the recorded lifetimes longer than its age
+    age = now - requests.time
+    lowest = jnp.searchsorted(lifetimes, age, side="right")
+    pick = lowest + jnp.floor(jax.random.uniform(key, (length,)) * (lifetimes.shape[0] - lowest)).astype(jnp.int32)
+    leaves = requests.time + jnp.where(lowest < lifetimes.shape[0], lifetimes[jnp.clip(pick, 0, lifetimes.shape[0] - 1)],
+                                       age + 1.0)
+    # candidates: the future's L rows, then L possible deletes of running VMs (one per create row)
+    shifted = now + future.time - future.time[0]
+    valid = jnp.concatenate([future.valid, running])
+    time = jnp.where(valid, jnp.concatenate([shifted, leaves]), jnp.inf)
+    kind = jnp.concatenate([future.kind, jnp.full(length, DELETE, jnp.int32)])
+    order = jnp.lexsort((jnp.arange(2 * length), kind == CREATE, time))[:length]  # deletes first at a tie
+    rank = jnp.zeros(2 * length, jnp.int32).at[order].set(jnp.arange(length, dtype=jnp.int32))
+    # partners: a future delete's create moves to its merged rank; a running VM's delete keeps its row
+    future_partner = jnp.where(future.partner >= 0, pos + 1 + rank[jnp.clip(future.partner, 0, length - 1)], -1)
+    partner = jnp.concatenate([future_partner, jnp.arange(length, dtype=jnp.int32)])[order]
+    merged = dict(kind=kind[order], vm=jnp.concatenate([future.vm, requests.vm])[order],
+                  cpu=jnp.concatenate([future.cpu, requests.cpu])[order],
+                  mem=jnp.concatenate([future.mem, requests.mem])[order], partner=partner,
+                  time=jnp.where(valid, time, 0.0)[order], valid=valid[order],
+                  duration=jnp.concatenate([future.duration, jnp.zeros(length, jnp.float32)])[order])
+    fills = dict(kind=CREATE, vm=-1, cpu=0.0, mem=0.0, partner=-1, time=0.0, valid=False, duration=0.0)
+    rows = jnp.arange(2 * length)
+    known = rows <= pos
+
+    def lay_out(name):
+        past = getattr(requests, name)
+        ahead = merged[name]
+        pad = jnp.full((2 * length,), fills[name], past.dtype)
+        past = jnp.concatenate([past, pad[:length]])
+        ahead = jnp.concatenate([ahead, pad[:length]])[jnp.clip(rows - pos - 1, 0, 2 * length - 1)]
+        return jnp.where(known, jnp.where(rows < length, past, pad), ahead)
+
+    return make_requests(**{name: lay_out(name) for name in fills})
