@@ -312,7 +312,6 @@ def window(requests: VmRequests, start: jax.Array, length: int) -> VmRequests:
                          valid=cut(requests.valid, False), duration=cut(requests.duration, 0))
 
 
-
 def running_vms(requests: VmRequests, pos: jax.Array, placed_pm: jax.Array) -> jax.Array:
     """bool[L]: the create rows before ``pos`` whose VM is on a PM (``placed_pm``) and whose delete
     has not been passed yet: the VMs running when the create at ``pos`` is decided."""
@@ -361,12 +360,10 @@ def imagined_window(requests: VmRequests, pos: jax.Array, running: jax.Array, fu
     rows = jnp.arange(2 * length)
     known = rows <= pos
 
-    def lay_out(name):
-        past = getattr(requests, name)
-        ahead = merged[name]
-        pad = jnp.full((2 * length,), fills[name], past.dtype)
-        past = jnp.concatenate([past, pad[:length]])
-        ahead = jnp.concatenate([ahead, pad[:length]])[jnp.clip(rows - pos - 1, 0, 2 * length - 1)]
-        return jnp.where(known, jnp.where(rows < length, past, pad), ahead)
+    def lay_out(name):  # rows [0, pos] from the past, then the merged rows, then padding
+        pad = jnp.full((length,), fills[name], getattr(requests, name).dtype)
+        past = jnp.concatenate([getattr(requests, name), pad])
+        ahead = jnp.concatenate([merged[name], pad])[jnp.clip(rows - pos - 1, 0, 2 * length - 1)]
+        return jnp.where(known, past, ahead)
 
     return make_requests(**{name: lay_out(name) for name in fills})
