@@ -1031,6 +1031,25 @@ ITEMS: list[Item] = [
         wall_s=3700,
         headline="2789.9 vs PM-level Best-Fit 2092.0 (+33%), room_fit 3005.6; Double DQN 970.1",
     ),
+    Item(
+        id="vm_frag_impact_50pm_ws0.5",
+        paper="CVD-RL paper Table 2's setting: CVD-RL (impact reward) and Double DQN (SchedRL) trained at 50 PMs with "
+              "warm start 0.5; the CVD-RL policy evaluated at warm starts 0-0.6 beside the heuristics (one seed)",
+        steps=(train("{out}/vm_cvd_frag_impact_50pm_ws0.5", VM_IMPACT, "env_options.num_pms=50",
+                     "env_options.warm_start=0.5", quick=VM_QUICK),
+               train("{out}/vm_dqn_frag_50pm_ws0.5", VM_DQN, "iterations=6000", "env_options.num_pms=50",
+                     "env_options.warm_start=0.5", quick=VM_QUICK),
+               Step("jaxsched.studies.vm_table --env vm-frag --num-pms 50 --warm-start 0,0.3,0.4,0.5,0.6 --window 40000 "
+                    "--starts 20 --policies first_fit,best_fit,pm_best_fit,room_fit "
+                    "--checkpoint {out}/vm_cvd_frag_impact_50pm_ws0.5 --out {out}/vm_cvd_frag_impact_50pm_ws0.5_table.json",
+                    quick=f"{VM_TABLE_QUICK} --window 2000")),
+        outputs=("vm_cvd_frag_impact_50pm_ws0.5/eval.json", "vm_dqn_frag_50pm_ws0.5/eval.json",
+                 "vm_cvd_frag_impact_50pm_ws0.5_table.json", "vm_cvd_frag_impact_50pm_ws0.5_table.md"),
+        wall_s=880,
+        headline="held-out at warm start 0.5: CVD-RL 2447.3 vs PM-level Best-Fit 1782.2 (+37%), room_fit 2697.1 (-9%); "
+                 "Double DQN 530.3, below Best-Fit 915.4; at warm starts 0-0.6 CVD-RL is 26-54% above PM-level Best-Fit "
+                 "and 7-12% below room_fit; checkpoints not kept",
+    ),
     vm_impact_sweep(20, 8, 2460, "8 seeds: IQM 719.4 [705.8, 733.3] vs room_fit 728.8 (3/8 seeds above), PM-level "
                                  "Best-Fit 592.4 (8/8 above); checkpoints not kept (37 MB of replay buffer)"),
     vm_impact_sweep(5, 5, 240, "5 seeds: IQM 115.6 [112.2, 116.8] vs room_fit 114.2 (4/5 seeds above, the CI holds "
