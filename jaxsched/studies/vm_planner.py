@@ -58,7 +58,7 @@ def planner_episodes(variant, starts, cvd_k: tuple[int, int, int], futures: int 
     room_fit only for a mean gain above ``margin`` VMs."""
     env, policy = variant.env, heuristic_policy(BASE, variant)
     candidates, num_tried = candidate_set(variant, cvd_k)
-    lifetimes = training_lifetimes(variant)
+    lifetimes = training_lifetimes(variant) if futures > 0 else None  # the clairvoyant planner draws nothing
 
     def episode(start, key):
         imagined = None
