@@ -3,7 +3,7 @@
 # loads 0.7 / 1.0 / 1.3. Three CNN + BC processes (one per load, seeds one call each), beside two chains of MLP
 # runs (MLP + BC at lr 1e-4, the CNN's; MLP without BC at DeepRM's lr 1e-3), all cut at one deadline and
 # checkpointed every 10 iterations; evaluated afterwards on the CPU (train --resume DIR iterations=LAST).
-REPO=$(cd "$(dirname "$0")/.." && pwd)
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
 export XLA_PYTHON_CLIENT_PREALLOCATE=false TF_CPP_MIN_LOG_LEVEL=2 PYTHONPATH=$REPO/.devrun/pkgs PYTHONUNBUFFERED=1
 BUDGET=${BUDGET:-420}; ITERS=${ITERS:-500}; EXTRA=${EXTRA:-}
 DEADLINE=$(( $(date +%s) + BUDGET ))
