@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import shlex
+from typing import Callable
 
 
 @dataclasses.dataclass(frozen=True)
@@ -216,7 +217,7 @@ def transfer_3m_item(name: str, paper: str, source: str, specialised: tuple[str,
 DEEPRM2 = "configs/deeprm2_cnn_bc.yaml"
 DEEPRM2_SMALL = ("algo_options.num_jobsets=4", "algo_options.num_rollouts=5", "bc.num_jobsets=50", "bc.max_epochs=15")
 # DeepRM2 Fig. 3: per load, the iterations its CNN + BC reached in one H200 session.
-DEEPRM2_FIG3_ITERATIONS = {"0.7": 100, "1.0": 190, "1.3": 180}
+DEEPRM2_FIG3_ITERATIONS = {"0.7": 190, "1.0": 190, "1.3": 180}
 DEEPRM2_CLONED = ("bc.num_jobsets=200", "bc.max_epochs=100", "algo_options.lr=1e-4")
 
 
@@ -247,18 +248,21 @@ def deeprm2_fig3_steps() -> tuple[Step, ...]:
 
 
 def deeprm2_fig4_steps() -> tuple[Step, ...]:
-    """DeepRM2 Fig. 4 at load 0.7: :func:`deeprm2_fig3_steps`' two MLP recipes (DeepRM's, lr 1e-3, 330
-    iterations; MLP + BC, lr 1e-4, 100) trained on completion time (reward -|J|), then beside the
-    slowdown-trained policies (deeprm2_fig3_h200's copies of their runs) on the same held-out jobsets."""
-    completion, iterations = "env_options.reward=completion_time", 100
+    """DeepRM2 Fig. 4 at load 0.7: :func:`deeprm2_fig3_steps`' three recipes (DeepRM's MLP, lr 1e-3, 330
+    iterations; MLP + BC and CNN + BC, lr 1e-4, the CNN's iterations at 0.7) trained on completion time (reward
+    -|J|), then beside the slowdown-trained policies (deeprm2_fig3_h200's copies of their runs) on the same
+    held-out jobsets."""
+    completion, iterations = "env_options.reward=completion_time", DEEPRM2_FIG3_ITERATIONS["0.7"]
     runs = {"mlp_completion": "{scratch}/deeprm2_fig3/mlp_completion_l0.7",
             "mlp_bc_completion": "{scratch}/deeprm2_fig3/mlp_bc_completion_l0.7",
+            "cnn_bc_completion": "{scratch}/deeprm2_fig3/cnn_bc_completion_l0.7",
             **{label: f"{{out}}/deeprm2_fig3_h200/load0.7/{label}" for label in ("mlp", "mlp_bc", "cnn_bc")}}
     labels = " ".join(f"{label}={run}" for label, run in runs.items())
     return (deeprm2_fig3_run("mlp_completion", "0.7", 330, completion, "bc=null", "algo_options.network=mlp",
                              "algo_options.lr=1e-3", "chunk=10"),
             deeprm2_fig3_run("mlp_bc_completion", "0.7", iterations, completion, *DEEPRM2_CLONED, "bc.network=mlp",
                              "algo_options.network=mlp", "chunk=10"),
+            deeprm2_fig3_run("cnn_bc_completion", "0.7", iterations, completion, *DEEPRM2_CLONED, "chunk=1"),
             Step(f"jaxsched.studies.compare_runs --out {{out}}/deeprm2_fig4_load0.7 {labels}"))
 
 
@@ -273,29 +277,58 @@ def deeprm2_fig6_steps() -> tuple[Step, ...]:
                                                 ("mlp", "mlp_l0.7", "checkpoint-sampled"))]
     series = {"Random": "cnn_bc.csv:random", "SJF": "cnn_bc.csv:sjf",
               "DeepRM (MLP, lr 1e-3, 330 it)": "mlp.csv:checkpoint-sampled",
-              "DeepRM2 (CNN + BC, 100 it)": "cnn_bc.csv:checkpoint-sampled"}
+              f"DeepRM2 (CNN + BC, {DEEPRM2_FIG3_ITERATIONS['0.7']} it)": "cnn_bc.csv:checkpoint-sampled"}
     flags = " ".join(shlex.quote(f"--series={label}={out}/{spec}") for label, spec in series.items())
     title = shlex.quote("--title=Slowdown by job length, load 0.7, 100 held-out jobsets (DeepRM2 Fig. 6)")
     return (*evaluations, Step(f"jaxsched.studies.slowdown_by_length --out {out} {flags} {title}"))
 
 
-def vm_impact_sweep(num_pms: int, seeds: int, wall_s: int, headline: str) -> Item:
-    """``configs/vm_cvd_frag_impact.yaml`` swept over ``seeds`` seeds at ``num_pms`` PMs, 600 iterations (the
-    config's own 20 PMs are not repeated on the command line, as the recorded 20-PM sweep ran)."""
-    out = f"{{out}}/sweep_vm_cvd_frag_impact_{num_pms}pm"
-    pms = "" if num_pms == 20 else f" env_options.num_pms={num_pms}"
+def vm_impact_sweep(num_pms: int, seeds: int, wall_s: int, headline: str, *, iterations: int = 600,
+                    warm_start: str = "", tables: Callable[[str, str], tuple[Step, ...]] | None = None,
+                    outputs: tuple[str, ...] = ()) -> Item:
+    """``configs/vm_cvd_frag_impact.yaml`` swept over ``seeds`` seeds at ``num_pms`` PMs (the config's own 20 PMs
+    are not repeated on the command line, as the recorded 20-PM sweep ran) and ``warm_start`` if given;
+    ``tables(cell, quick_cell)``: further steps reading the sweep's cell (its first seed), files in ``outputs``."""
+    name = f"sweep_vm_cvd_frag_impact_{num_pms}pm" + (f"_ws{warm_start}" if warm_start else "")
+    options = ([] if num_pms == 20 else [f"env_options.num_pms={num_pms}"]) + \
+        ([f"env_options.warm_start={warm_start}"] if warm_start else [])
+    full = [f"iterations={iterations}", f"checkpoint_every={iterations // 3}", "devices=auto", *options]
+    quick = ["iterations=2", "chunk=1", "checkpoint_every=1", "eval_jobsets=2", "algo_options.learning_starts=64",
+             *options]
 
-    def sweep(count: int) -> str:
-        return f"jaxsched.sweep --config {VM_IMPACT} --seeds 0:{count} --out {out}"
+    def sweep(count: int, overrides: list[str]) -> str:
+        return f"jaxsched.sweep --config {VM_IMPACT} --seeds 0:{count} --out {{out}}/{name} {' '.join(overrides)}"
+
+    def cell(overrides: list[str]) -> str:  # the sweep names a cell by its overrides, in order
+        return f"{{out}}/{name}/cells/cell000__{'__'.join(overrides)}"
 
     return Item(
-        id=f"sweep_vm_cvd_frag_impact_{num_pms}pm",
-        paper=f"CVD-RL + impact reward at {num_pms} PMs over {seeds} seeds (600 iterations): IQM and 95% CI",
-        steps=(Step(f"{sweep(seeds)} iterations=600 checkpoint_every=200 devices=auto{pms}",
-                    quick_command=f"{sweep(2)} iterations=2 chunk=1 checkpoint_every=1 eval_jobsets=2 "
-                                  f"algo_options.learning_starts=64{pms}"),),
-        outputs=tuple(f"sweep_vm_cvd_frag_impact_{num_pms}pm/{name}" for name in ("summary.csv", "report.md")),
+        id=name,
+        paper=f"CVD-RL + impact reward at {num_pms} PMs" + (f", warm start {warm_start}" if warm_start else "") +
+              f" over {seeds} seeds ({iterations} iterations): IQM and 95% CI",
+        steps=(Step(sweep(seeds, full), quick_command=sweep(2, quick)),
+               *(tables(cell(full), cell(quick)) if tables else ())),
+        outputs=tuple(f"{name}/{file}" for file in ("summary.csv", "report.md")) + outputs,
         wall_s=wall_s, headline=headline)
+
+
+def vm_paper_tables(name: str) -> Callable[[str, str], tuple[Step, ...]]:
+    """The CVD-RL paper's Table 3 (100 PMs, warm starts 0.3-0.6) and Table 4 (expansion: 50 PMs in service, +10
+    whenever a create fits nowhere, up to 110) from a sweep cell's policy, into ``{out}/name/table{3,4}_*``."""
+    heuristics = "--starts 20 --policies first_fit,best_fit,pm_best_fit,room_fit --window 40000"
+    expansion = "--option initial_pms=50 --option pms_per_expansion=10"
+
+    def tables(cell: str, quick_cell: str) -> tuple[Step, ...]:
+        def table(settings: str, out: str, quick_settings: str) -> Step:
+            command = "jaxsched.studies.vm_table --env vm-frag {settings} {heuristics} --checkpoint {cell} " \
+                      f"--out {{{{out}}}}/{name}/{out}.json"
+            return Step(command.format(settings=settings, heuristics=heuristics, cell=cell),
+                        quick_command=command.format(settings=quick_settings, heuristics=heuristics, cell=quick_cell)
+                        + " --starts 2 --window 2000")
+        return (table("--num-pms 100 --warm-start 0.3,0.4,0.5,0.6", "table3_100pm", "--num-pms 5 --warm-start 0"),
+                table(f"--num-pms 110 --warm-start 0,0.5 {expansion}", "table4_expansion",
+                      "--num-pms 20 --warm-start 0 --option initial_pms=10 --option pms_per_expansion=5"))
+    return tables
 
 
 ITEMS: list[Item] = [
@@ -552,34 +585,37 @@ ITEMS: list[Item] = [
         steps=deeprm2_fig3_steps(),
         outputs=tuple(f"deeprm2_fig3_h200/load{load}/summary.json" for load in DEEPRM2_FIG3_ITERATIONS),
         wall_s=700,
-        headline="Same cloning and lr: CNN + BC learns faster than MLP + BC (held-out 3.33 vs 3.82 at 0.7 after 100 it, "
+        headline="Same cloning and lr: CNN + BC learns faster than MLP + BC (held-out 3.02 vs 3.43 at 0.7 after 190 it, "
                  "4.74 vs 5.31 at 1.3 after 180; at 1.0 its training curve reaches SJF's level by 170 it, the MLP's not "
-                 "in 420) but beats SJF at no load (3.33 vs 3.09; 4.04 vs 3.83; 4.74 vs 4.87 leaving 19 of 10110 jobs); "
-                 "DeepRM's MLP at lr 1e-3, 330 it: 2.88 at 0.7, every seed below SJF",
+                 "in 420); at 0.7 every CNN + BC seed is below SJF (3.02 [2.99, 3.05] vs 3.09, all jobs finished), at 1.0 "
+                 "not (4.04 vs 3.83), at 1.3 4.74 vs 4.87 leaving 19 of 10110 jobs; DeepRM's MLP at lr 1e-3, 330 it: "
+                 "2.88 at 0.7",
         inputs=("{scratch}/mlp_bc_20x20/checkpoints", "{scratch}/mlp_20x20/checkpoints"),
         needs=("deeprm2_mlp_bc_h200", "deeprm2_mlp_h200"),
-        note="The CNN + BC runs (700 s) and the MLP at 0.7 were trained on one NVIDIA H200 (jax 0.11.2; three CNN "
-             "processes sharing it, 54-58 GB of GPU memory each), the MLP + BC twins at 0.7 and 1.3 on the 2-core CPU "
-             "(the H200's MLP + BC processes ran out of GPU memory beside the CNN ones); every run evaluated on the "
-             "CPU (13-35 min per CNN run). What ran where: results/deeprm2_fig3_h200/device_run.sh.",
+        note="The CNN + BC runs (700 s; 0.7: 500 s in a later session, device_run_load0.7.sh) and the MLP at 0.7 were "
+             "trained on one NVIDIA H200 (jax 0.11.2; CNN processes sharing it, 54-58 GB of GPU memory each), the MLP "
+             "+ BC twins at 0.7 and 1.3 on the 2-core CPU (the H200's MLP + BC processes ran out of GPU memory beside "
+             "the CNN ones); the CNN runs at 1.0 / 1.3 were evaluated on the CPU (13-35 min per CNN run), at 0.7 on the "
+             "GPU. What ran where: results/deeprm2_fig3_h200/device_run*.sh.",
     ),
     Item(
         id="deeprm2_fig4_load0.7",
-        paper="DeepRM2 Fig. 4: both metrics at load 0.7 with a policy trained per objective: the MLP recipes of "
-              "deeprm2_fig3_h200 trained on completion time, beside its slowdown-trained policies, 3 seeds, the same "
-              "100 held-out jobsets",
+        paper="DeepRM2 Fig. 4: both metrics at load 0.7 with a policy trained per objective: the recipes of "
+              "deeprm2_fig3_h200 (CNN + BC, MLP + BC, MLP) trained on completion time, beside its slowdown-trained "
+              "policies, 3 seeds, the same 100 held-out jobsets",
         steps=deeprm2_fig4_steps(),
         outputs=tuple(f"deeprm2_fig4_load0.7/{name}" for name in
                       ("summary.json", "learning_curves_iteration.png", "learning_curves_wallclock.png")),
-        wall_s=1640,
-        headline="Trained on completion time, sampled mean completion time 11.03 (MLP, 330 it) / 10.84 (MLP + BC, 100 it) "
-                 "vs 12.01 / 11.00 trained on slowdown, SJF 9.51: the objective moves each policy the paper's way but "
-                 "none reaches SJF; the price is slowdown (4.17 / 3.89 vs 2.88 / 3.82); the CNN was not trained on "
-                 "completion time (85 s per 10 x 10 iteration on this CPU)",
+        wall_s=2500,
+        headline="Trained on completion time, sampled mean completion time: CNN + BC 10.10 [9.94, 10.22] (190 it), MLP + BC "
+                 "10.56 (190 it), MLP 11.03 (330 it) vs 12.15 / 11.59 / 12.01 trained on slowdown, SJF 9.51: the "
+                 "objective moves each policy the paper's way and the CNN is the best learned policy on both metrics, "
+                 "but none reaches SJF's completion time",
         inputs=tuple(f"{{out}}/deeprm2_fig3_h200/load0.7/{label}/eval.json" for label in ("mlp", "mlp_bc", "cnn_bc")),
         needs=("deeprm2_fig3_h200",),
-        note="The two completion-time runs were trained on the 2-core CPU (3.6 / 3.9 s per 3-seed iteration); the "
-             "slowdown-trained runs are read from deeprm2_fig3_h200's copies (eval.json, metrics.csv).",
+        note="The MLP completion-time runs were trained on the 2-core CPU (3.6 / 3.9 s per 3-seed iteration), the CNN "
+             "+ BC one on one NVIDIA H200 (results/deeprm2_fig3_h200/device_run_load0.7.sh); the slowdown-trained "
+             "runs are read from deeprm2_fig3_h200's copies (eval.json, metrics.csv).",
     ),
     Item(
         id="deeprm2_fig6_load0.7",
@@ -591,8 +627,8 @@ ITEMS: list[Item] = [
         wall_s=150,
         headline="DeepRM's MLP (2.78 vs SJF 3.09) wins by the short jobs (median slowdown 1.00-2.00 at lengths 1-3, upper "
                  "quartile 1.9-4.0 vs SJF's 4.0-6.0) and pays with the long ones (median 2.2-4.1 vs 1.2-1.6 at 10-15); "
-                 "the CNN + BC policy after 100 it (3.25) lies between them on long jobs (median 1.4-2.3) and is no better than "
-                 "SJF on short ones (upper quartile 4.0-7.0): the paper's DeepRM2 < DeepRM is not reproduced at 100 it",
+                 "the CNN + BC policy after 190 it (3.12) lies between them on long jobs (median 1.7-2.9) and on short "
+                 "ones (upper quartile 3.5-6.0): the paper's DeepRM2 < DeepRM is not reproduced at 190 it",
         inputs=tuple(f"{{scratch}}/deeprm2_fig3/{run}/checkpoints" for run in ("cnn_bc_l0.7", "mlp_l0.7")),
         needs=("deeprm2_fig3_h200",),
         note="The two checkpoints evaluated are kept: --scratch results/deeprm2_fig6_load0.7/scratch re-runs this item "
