@@ -13,6 +13,7 @@ Wall-clock numbers come from the run metadata (metrics.csv ``wall_s``, summed) o
 from __future__ import annotations
 
 import dataclasses
+import re
 import shlex
 from typing import Callable
 
@@ -283,6 +284,13 @@ def deeprm2_fig6_steps() -> tuple[Step, ...]:
     return (*evaluations, Step(f"jaxsched.studies.slowdown_by_length --out {out} {flags} {title}"))
 
 
+def sweep_cell_name(overrides: list[str]) -> str:
+    """The folder ``jaxsched.sweep`` gives its first cell for these ``key=value`` overrides: the rule of
+    :func:`jaxsched.sweep.cell_name`, restated here so that the registry imports no command
+    (tests/test_reproduce.py checks that the two agree)."""
+    return re.sub(r"[^A-Za-z0-9._=+-]+", "-", "cell000__" + "__".join(overrides))[:150]
+
+
 def vm_impact_sweep(num_pms: int, seeds: int, wall_s: int, headline: str, *, iterations: int = 600,
                     warm_start: str = "", tables: Callable[[str, str], tuple[Step, ...]] | None = None,
                     outputs: tuple[str, ...] = ()) -> Item:
@@ -299,8 +307,8 @@ def vm_impact_sweep(num_pms: int, seeds: int, wall_s: int, headline: str, *, ite
     def sweep(count: int, overrides: list[str]) -> str:
         return f"jaxsched.sweep --config {VM_IMPACT} --seeds 0:{count} --out {{out}}/{name} {' '.join(overrides)}"
 
-    def cell(overrides: list[str]) -> str:  # the sweep names a cell by its overrides, in order
-        return f"{{out}}/{name}/cells/cell000__{'__'.join(overrides)}"
+    def cell(overrides: list[str]) -> str:  # the sweep's first cell, named by its overrides (sweep.cell_name)
+        return f"{{out}}/{name}/cells/{sweep_cell_name(overrides)}"
 
     return Item(
         id=name,
@@ -313,21 +321,28 @@ def vm_impact_sweep(num_pms: int, seeds: int, wall_s: int, headline: str, *, ite
 
 
 def vm_paper_tables(name: str) -> Callable[[str, str], tuple[Step, ...]]:
-    """The CVD-RL paper's Table 3 (100 PMs, warm starts 0.3-0.6) and Table 4 (expansion: 50 PMs in service, +10
-    whenever a create fits nowhere, up to 110) from a sweep cell's policy, into ``{out}/name/table{3,4}_*``."""
+    """The CVD-RL paper's Table 3 (100 PMs, warm starts 0.3-0.6), Table 4 (expansion: 50 PMs in service, +10
+    whenever a create fits nowhere, up to 110) and Fig. 9 (allocation over time in the expansion scenario at
+    warm start 0.5, one start) from a sweep cell's policy, into ``{out}/name/table{3,4}_*`` and ``fig9_*/``."""
     heuristics = "--starts 20 --policies first_fit,best_fit,pm_best_fit,room_fit --window 40000"
     expansion = "--option initial_pms=50 --option pms_per_expansion=10"
 
     def tables(cell: str, quick_cell: str) -> tuple[Step, ...]:
-        def table(settings: str, out: str, quick_settings: str) -> Step:
-            command = "jaxsched.studies.vm_table --env vm-frag {settings} {heuristics} --checkpoint {cell} " \
-                      f"--out {{{{out}}}}/{name}/{out}.json"
-            return Step(command.format(settings=settings, heuristics=heuristics, cell=cell),
-                        quick_command=command.format(settings=quick_settings, heuristics=heuristics, cell=quick_cell)
-                        + " --starts 2 --window 2000")
+        def command(settings: str, run: str, stem: str) -> str:
+            return (f"jaxsched.studies.vm_table --env vm-frag {settings} {heuristics} --checkpoint {run} "
+                    f"--out {{out}}/{name}/{stem}.json")
+
+        def table(settings: str, stem: str, quick_settings: str) -> Step:
+            return Step(command(settings, cell, stem),
+                        quick_command=command(quick_settings, quick_cell, stem) + " --starts 2 --window 2000")
+        trace = ("jaxsched.studies.vm_allocation_trace --env vm-frag --policies first_fit,best_fit,pm_best_fit,room_fit "
+                 "--warm-start 0.5 {settings} --checkpoint {run} --out {{out}}/{name}/fig9_expansion")
         return (table("--num-pms 100 --warm-start 0.3,0.4,0.5,0.6", "table3_100pm", "--num-pms 5 --warm-start 0"),
                 table(f"--num-pms 110 --warm-start 0,0.5 {expansion}", "table4_expansion",
-                      "--num-pms 20 --warm-start 0 --option initial_pms=10 --option pms_per_expansion=5"))
+                      "--num-pms 20 --warm-start 0 --option initial_pms=10 --option pms_per_expansion=5"),
+                Step(trace.format(settings=f"--num-pms 110 --window 40000 {expansion}", run=cell, name=name),
+                     quick_command=trace.format(settings="--num-pms 20 --window 2000 --option initial_pms=10 "
+                                                "--option pms_per_expansion=5", run=quick_cell, name=name)))
     return tables
 
 

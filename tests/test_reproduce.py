@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from jaxsched import evaluate, reproduce
+from jaxsched import evaluate, reproduce, sweep
 from jaxsched.core.config import _parse_override
 from jaxsched.core.runs import FORMAT_VERSION
 from jaxsched.experiment import load_train_config
-from jaxsched.results_registry import BY_ID, ITEMS
+from jaxsched.results_registry import BY_ID, ITEMS, sweep_cell_name
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
@@ -133,3 +133,11 @@ def test_a_train_step_into_an_existing_run_resumes_or_is_skipped(tmp_path):
     resume = ["jaxsched.train", "--resume", str(run), "iterations=10"]
     assert reproduce._train_step(resume, force=False) is None
     assert reproduce._train_step(argv, force=True) == argv and not run.exists()  # a remake starts afresh
+
+
+def test_the_registry_names_sweep_cells_as_the_sweep_does():
+    overrides = ["iterations=2", "chunk=1", "checkpoint_every=1", "eval_jobsets=2", "algo_options.learning_starts=64",
+                 "env_options.num_pms=50", "env_options.warm_start=0.5"]  # long enough to be cut
+    values = dict(override.split("=", 1) for override in overrides)
+    assert sweep_cell_name(overrides) == sweep.cell_name(0, values)
+    assert len(sweep_cell_name(overrides)) == 150

@@ -92,6 +92,26 @@ def curves_with_bands(series: dict[str, tuple], path: Path, xlabel: str, ylabel:
     _save(fig, ax, path, xlabel, ylabel, title)
 
 
+def series_over_time(series: dict[str, tuple[np.ndarray, np.ndarray]], path: Path, ylabel: str, lower_ylabel: str,
+                     xlabel: str, title: str = "") -> None:
+    """Two panels over one step axis, one line per name: ``{name: (upper [T], lower [T])}`` (e.g. the CVD-RL
+    paper's Fig. 9: CPU allocation rate above, PMs in service below)."""
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 6), sharex=True, height_ratios=(2, 1))
+    for i, (name, (upper, lower)) in enumerate(series.items()):
+        steps = np.arange(1, len(upper) + 1)
+        top.plot(steps, upper, lw=1, color=f"C{i}", label=name)
+        bottom.plot(steps, lower, lw=1, color=f"C{i}")
+    top.set(ylabel=ylabel, title=title)
+    top.legend(fontsize=8)
+    bottom.set(xlabel=xlabel, ylabel=lower_ylabel)
+    for ax in (top, bottom):
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def performance_profiles(scores: dict[str, np.ndarray], path: Path, metric: str, higher_is_better: bool) -> None:
     """Run-score distributions (Agarwal et al. 2021): for each threshold, the fraction of runs (seeds)
     doing better than it, one step line per configuration."""

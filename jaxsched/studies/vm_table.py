@@ -72,6 +72,26 @@ def _cell(value) -> str:
     return "" if value is None else f"{value:.3f}"
 
 
+def parse_options(parser: argparse.ArgumentParser, texts: list[str]) -> dict:
+    """``--option KEY=VALUE`` texts as variant options (values read as YAML: numbers stay numbers)."""
+    options = {}
+    for text in texts:
+        key, sep, value = text.partition("=")
+        if not sep:
+            parser.error(f"--option {text!r} is not KEY=VALUE")
+        options[key] = yaml.safe_load(value)
+    return options
+
+
+def trained_policies(run: Path) -> Callable:
+    """``env -> {"trained": policy}``: the greedy policy of the run's first seed, built for any cluster size
+    (a CVD-RL model runs at any N). Raises CheckpointError / InputError for a bad run directory."""
+    experiment, states = load_run(run)
+    params = jax.tree.map(lambda x: x[0], states.params)
+    algo = ALGORITHMS[experiment.config.algo]
+    return lambda env: {"trained": algo.policy_from(experiment.algo, env, params, True)}
+
+
 def main(argv=None) -> int:
     """``python -m jaxsched.studies.vm_table``: the VM heuristics table (JSON + markdown)."""
     parser = argparse.ArgumentParser(prog="python -m jaxsched.studies.vm_table", description=main.__doc__)
@@ -94,24 +114,16 @@ def main(argv=None) -> int:
         warm = [float(w) for w in args.warm_start.split(",")]
     except ValueError:
         parser.error("--num-pms and --warm-start are comma-separated numbers")
-    options = {}
-    for text in args.option:
-        key, sep, value = text.partition("=")
-        if not sep:
-            parser.error(f"--option {text!r} is not KEY=VALUE")
-        options[key] = yaml.safe_load(value)
+    options = parse_options(parser, args.option)
     if args.starts < 1:
         parser.error(f"--starts must be >= 1, got {args.starts}")
     trained = None
     if args.checkpoint:
         try:
-            experiment, states = load_run(args.checkpoint)
+            trained = trained_policies(args.checkpoint)
         except (CheckpointError, InputError) as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
-        params = jax.tree.map(lambda x: x[0], states.params)
-        algo = ALGORITHMS[experiment.config.algo]
-        trained = lambda env: {"trained": algo.policy_from(experiment.algo, env, params, True)}  # noqa: E731
     policies = tuple(p for p in args.policies.split(",") if p)
     try:
         rows = heuristics_table(args.env, num_pms, warm, args.starts, args.seed, args.window, policies=policies,
