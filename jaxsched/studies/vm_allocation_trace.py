@@ -28,7 +28,7 @@ from jaxsched.core.plotting import series_over_time
 from jaxsched.envs.vm.episodes import draw_starts, params_at
 from jaxsched.errors import CheckpointError, InputError
 from jaxsched.registry import build
-from jaxsched.studies.vm_table import parse_options, trained_policies
+from jaxsched.studies.vm_table import parse_options, shown_path, trained_policies
 
 
 @struct.dataclass
@@ -122,7 +122,7 @@ def main(argv=None) -> int:
     setting = (f"{args.env}, {args.num_pms} PMs, warm start {args.warm_start:g}, start row {start}"
                + "".join(f", {k}={v}" for k, v in options.items()))
     (args.out / "trace.json").write_text(json.dumps({"setting": setting, "seed": args.seed, "start": start,
-                                                     "checkpoint": str(args.checkpoint) if args.checkpoint else None,
+                                                     "checkpoint": shown_path(args.checkpoint),
                                                      "policies": results}))
     series = {f"{name} (avg {r['allocation_time_average']:.3f})": (r["allocation"], r["active_pms"])
               for name, r in results.items()}

@@ -83,6 +83,17 @@ def parse_options(parser: argparse.ArgumentParser, texts: list[str]) -> dict:
     return options
 
 
+def shown_path(path: Path | None) -> str | None:
+    """``path`` as written into a result file: relative to the working directory when inside it (reproduce
+    passes absolute paths), so that committed results name no machine's folders."""
+    if path is None:
+        return None
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
 def trained_policies(run: Path) -> Callable:
     """``env -> {"trained": policy}``: the greedy policy of the run's first seed, built for any cluster size
     (a CVD-RL model runs at any N). Raises CheckpointError / InputError for a bad run directory."""
@@ -133,7 +144,7 @@ def main(argv=None) -> int:
         return 2
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"env": args.env, "starts": args.starts, "seed": args.seed, "options": options,
-                                    "checkpoint": str(args.checkpoint) if args.checkpoint else None,
+                                    "checkpoint": shown_path(args.checkpoint),
                                     "rows": rows}, indent=1))
     args.out.with_suffix(".md").write_text(markdown(rows))
     print(f"wrote {args.out} and {args.out.with_suffix('.md')}")
