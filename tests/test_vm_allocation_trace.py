@@ -38,6 +38,9 @@ def test_series_agree_with_the_episode_metrics(variant, policy):
     assert result["final_active_pms"] == int(table["active_pms"][0])
     active = np.asarray(result["active_pms"])
     assert np.all(np.diff(active) >= 0) and active[0] >= OPTIONS["initial_pms"]
+    # PMs joined at the end of exactly the listed decisions (numbered from 1)
+    joined = [t for t in range(2, len(active) + 1) if active[t - 1] > active[t - 2]]
+    assert result["expansions_at"] == joined and result["first_expansion_at"] == (joined[0] if joined else None)
     # past the episode's end nothing is recorded; the last decision (a create that fits nowhere) is unplaced
     decisions = int(trace.decisions)
     assert not trace.placed[decisions:].any() and not trace.allocation[decisions:].any()

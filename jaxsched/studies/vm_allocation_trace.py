@@ -66,13 +66,15 @@ def allocation_trace(env, params, policy: Callable, key: jax.Array, length: int)
 
 
 def summary(trace: AllocationTrace) -> dict:
-    """The series cut to the placed decisions, and their time average (``mean_cpu_allocation``'s)."""
+    """The series cut to the placed decisions, their time average (``mean_cpu_allocation``'s) and the decisions
+    (numbered from 1, the plot's x) at whose end PMs joined."""
     placed = np.asarray(trace.placed)
     allocation = np.asarray(trace.allocation)[placed]
     active = np.asarray(trace.active_pms)[placed]
-    first = np.flatnonzero(active > active[0]) if len(active) else np.array([])
+    expansions = (np.flatnonzero(np.diff(active)) + 2).tolist()
     return {"scheduled_length": int(placed.sum()), "allocation_time_average": float(allocation.mean())
-            if len(allocation) else None, "first_expansion_at": int(first[0]) if len(first) else None,
+            if len(allocation) else None, "expansions_at": expansions,
+            "first_expansion_at": expansions[0] if expansions else None,
             "final_active_pms": int(active[-1]) if len(active) else None,
             "allocation": allocation.round(5).tolist(), "active_pms": active.tolist()}
 
