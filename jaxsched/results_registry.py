@@ -324,25 +324,23 @@ def vm_paper_tables(name: str) -> Callable[[str, str], tuple[Step, ...]]:
     """The CVD-RL paper's Table 3 (100 PMs, warm starts 0.3-0.6), Table 4 (expansion: 50 PMs in service, +10
     whenever a create fits nowhere, up to 110) and Fig. 9 (allocation over time in the expansion scenario at
     warm start 0.5, one start) from a sweep cell's policy, into ``{out}/name/table{3,4}_*`` and ``fig9_*/``."""
-    heuristics = "--starts 20 --policies first_fit,best_fit,pm_best_fit,room_fit --window 40000"
-    expansion = "--option initial_pms=50 --option pms_per_expansion=10"
+    policies = "--policies first_fit,best_fit,pm_best_fit,room_fit"
+    expansion, quick_expansion = ("--option initial_pms=50 --option pms_per_expansion=10",
+                                  "--option initial_pms=10 --option pms_per_expansion=5")
 
     def tables(cell: str, quick_cell: str) -> tuple[Step, ...]:
-        def command(settings: str, run: str, stem: str) -> str:
-            return (f"jaxsched.studies.vm_table --env vm-frag {settings} {heuristics} --checkpoint {run} "
-                    f"--out {{out}}/{name}/{stem}.json")
-
-        def table(settings: str, stem: str, quick_settings: str) -> Step:
-            return Step(command(settings, cell, stem),
-                        quick_command=command(quick_settings, quick_cell, stem) + " --starts 2 --window 2000")
-        trace = ("jaxsched.studies.vm_allocation_trace --env vm-frag --policies first_fit,best_fit,pm_best_fit,room_fit "
-                 "--warm-start 0.5 {settings} --checkpoint {run} --out {{out}}/{name}/fig9_expansion")
-        return (table("--num-pms 100 --warm-start 0.3,0.4,0.5,0.6", "table3_100pm", "--num-pms 5 --warm-start 0"),
-                table(f"--num-pms 110 --warm-start 0,0.5 {expansion}", "table4_expansion",
-                      "--num-pms 20 --warm-start 0 --option initial_pms=10 --option pms_per_expansion=5"),
-                Step(trace.format(settings=f"--num-pms 110 --window 40000 {expansion}", run=cell, name=name),
-                     quick_command=trace.format(settings="--num-pms 20 --window 2000 --option initial_pms=10 "
-                                                "--option pms_per_expansion=5", run=quick_cell, name=name)))
+        def step(study: str, settings: str, out: str, quick_settings: str) -> Step:
+            def command(run: str, these: str) -> str:
+                return (f"jaxsched.studies.{study} --env vm-frag {these} {policies} --checkpoint {run} "
+                        f"--out {{out}}/{name}/{out}")
+            return Step(command(cell, settings), quick_command=command(quick_cell, quick_settings))
+        table = "--starts 20 --window 40000"
+        return (step("vm_table", f"--num-pms 100 --warm-start 0.3,0.4,0.5,0.6 {table}", "table3_100pm.json",
+                     f"--num-pms 5 --warm-start 0 {table} --starts 2 --window 2000"),
+                step("vm_table", f"--num-pms 110 --warm-start 0,0.5 {expansion} {table}", "table4_expansion.json",
+                     f"--num-pms 20 --warm-start 0 {quick_expansion} {table} --starts 2 --window 2000"),
+                step("vm_allocation_trace", f"--warm-start 0.5 --num-pms 110 --window 40000 {expansion}",
+                     "fig9_expansion", f"--warm-start 0.5 --num-pms 20 --window 2000 {quick_expansion}"))
     return tables
 
 

@@ -11,6 +11,7 @@ import gc
 import shutil
 import sys
 import time
+from pathlib import Path
 
 import jax
 import numpy as np
@@ -20,7 +21,7 @@ import pytest
 from jaxsched import experiment as experiment_mod
 from jaxsched.core.checkpoint_manifest import MANIFEST_NAME, verify_manifest
 from jaxsched.core.config import build_config, to_dict
-from jaxsched.core.runs import Checkpointer, write_run_config
+from jaxsched.core.runs import Checkpointer, shown_path, write_run_config
 from jaxsched.errors import CheckpointError, DamagedCheckpointError
 from jaxsched.evaluate import main as evaluate_main
 from jaxsched.experiment import Experiment, TrainConfig, load_run, train, train_config
@@ -205,3 +206,10 @@ def test_progress_lines_around_the_bar(copy, monkeypatch):
     train(config, copy, resume=True, log=lines.append)
     assert evaluated and lines[-1] == "evaluating the trained policy on 2 held-out instances..."
     assert not any(line.startswith("compiling") for line in lines)
+
+
+def test_result_files_name_paths_relative_to_the_working_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert shown_path((tmp_path / "results" / "run").resolve()) == "results/run"
+    assert shown_path(Path("/elsewhere/run")) == "/elsewhere/run"
+    assert shown_path(None) is None

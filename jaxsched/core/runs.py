@@ -29,6 +29,17 @@ from jaxsched.errors import CheckpointError, DamagedCheckpointError
 FORMAT_VERSION = 1
 
 
+def shown_path(path: Path | None) -> str | None:
+    """``path`` as written into a result file: relative to the working directory when inside it (reproduce
+    passes absolute paths), so that committed results name no machine's folders."""
+    if path is None:
+        return None
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
 def _to_saveable(state):
     # orbax stores arrays; ``None`` leaves (unused value-baseline slots) are kept by structure. Arrays
     # split over several processes are gathered (each process passes the whole value; orbax writes once).

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from jaxsched.core.plotting import box_groups
+from jaxsched.core.runs import shown_path
 from jaxsched.core.unfinished import legend, marked
 from jaxsched.errors import UsageError
 
@@ -126,7 +127,7 @@ def compare_series(specs: list[str], load: float | None = None) -> tuple[dict[st
                              "load): evaluate every policy on the same held-out jobsets")
         keys = keys or (label, these)
         values[label] = slowdowns_by_length(columns)
-        series[label] = {"csv": str(path), "policy": policy, **by_length(columns, values[label])}
+        series[label] = {"csv": shown_path(path), "policy": policy, **by_length(columns, values[label])}
     return series, values
 
 

@@ -25,10 +25,11 @@ import numpy as np
 from flax import struct
 
 from jaxsched.core.plotting import series_over_time
+from jaxsched.core.runs import shown_path
 from jaxsched.envs.vm.episodes import draw_starts, params_at
 from jaxsched.errors import CheckpointError, InputError
 from jaxsched.registry import build
-from jaxsched.studies.vm_table import parse_options, shown_path, trained_policies
+from jaxsched.studies.vm_table import parse_options, trained_policies
 
 
 @struct.dataclass

@@ -18,6 +18,7 @@ import yaml
 
 from jaxsched.algos import ALGORITHMS
 from jaxsched.core.progress import progress
+from jaxsched.core.runs import shown_path
 from jaxsched.core.unfinished import finished_cell, legend, leaves_unfinished, marked
 from jaxsched.envs.vm.episodes import draw_starts, evaluate_policies, summarize_vm
 from jaxsched.errors import CheckpointError, InputError
@@ -81,17 +82,6 @@ def parse_options(parser: argparse.ArgumentParser, texts: list[str]) -> dict:
             parser.error(f"--option {text!r} is not KEY=VALUE")
         options[key] = yaml.safe_load(value)
     return options
-
-
-def shown_path(path: Path | None) -> str | None:
-    """``path`` as written into a result file: relative to the working directory when inside it (reproduce
-    passes absolute paths), so that committed results name no machine's folders."""
-    if path is None:
-        return None
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
 
 
 def trained_policies(run: Path) -> Callable:
