@@ -20,7 +20,9 @@ study costs under ``vmap`` against a time-based one (:mod:`jaxsched.bench_event`
 included), and every observation is summed each step on both sides (as a network would read it) so that
 XLA cannot drop an unused image. Rows: image / no observation at batch ``--batch``, image at batch 1, and
 one step per Python call through :func:`jaxsched.make_gymnasium`'s ``step`` (compact state and VM: the
-same at batch ``--batch``, batch 1, one step per Python call).
+same at batch ``--batch``, batch 1, one step per Python call); DeepRM also gets a ceiling row, the image
+built and read at batch ``--batch`` with the dynamics frozen (:func:`make_read_scan`), against the image
+row's reference.
 """
 
 from __future__ import annotations
@@ -86,12 +88,33 @@ def make_policy_scan(env, steps: int, policy=None):
     return jax.jit(run, donate_argnums=0)
 
 
+def make_read_scan(env, steps: int):
+    """:func:`make_policy_scan`'s shape with the dynamics frozen: each step only moves the time since the last
+    arrival (the image's last column, so XLA cannot hoist the observation out of the loop), builds the
+    observation into the carry and sums its features. What producing and reading the image costs alone: a
+    ceiling for the image rows on this machine, whatever the transition costs."""
+    observe = jax.vmap(env.get_obs)
+
+    def run(carry, params, initial):
+        def one(carry, _):
+            _, state, seen = carry
+            state = state.replace(since_arrival=state.since_arrival + 1)
+            obs = observe(state, params)
+            return (obs, state, seen + jnp.sum(obs.features.reshape(seen.shape[0], -1), axis=-1)), None
+
+        return jax.lax.scan(one, carry, None, length=steps)[0]
+
+    return jax.jit(run, donate_argnums=0)
+
+
 class ScanTimer:
     """jaxsched's side of a batched row: the episodes go on from call to call (``carry`` kept), each call
-    ``batch x steps`` decisions of ``policy`` (default SJF), compiled by the first call (not timed)."""
+    ``batch x steps`` decisions of ``policy`` (default SJF), compiled by the first call (not timed);
+    ``read_only``: :func:`make_read_scan`'s steps instead."""
 
-    def __init__(self, env, params, steps: int, policy=None):
-        self.run, self.params, self.steps = make_policy_scan(env, steps, policy), params, steps
+    def __init__(self, env, params, steps: int, policy=None, read_only: bool = False):
+        self.run = make_read_scan(env, steps) if read_only else make_policy_scan(env, steps, policy)
+        self.params, self.steps = params, steps
         initial = jax.jit(jax.vmap(env.initial_state))(params)
         obs = jax.jit(jax.vmap(env.get_obs))(initial, params)
         self.initial, self.batch = initial, initial.time.shape[0]
@@ -229,6 +252,7 @@ def print_row(row: dict) -> None:
 
 DEEPRM_WORKLOADS = ("image, batch {batch}", "no observation, batch {batch}", "image, batch 1",
                     "image, one step per Python call")
+CEILING_WORKLOAD = "ceiling: image built and read, no dynamics, batch {batch}"
 
 
 def check_deeprm_schedules(reference: DeepRMReference, variant, params, count: int) -> list[int]:
@@ -281,7 +305,22 @@ def bench_deeprm(folder: Path, sizes, loads, batch: int, steps: int, single_step
                        **interleave(timed_loop_of(reference.stepper(env, image)), timer, repeats, window_s)}
                 rows.append(row)
                 print_row(row)
+            rows.append(ceiling_row(rows[-len(sides)], ScanTimer(variant.env, params, steps, read_only=True), repeats,
+                                    window_s, CEILING_WORKLOAD.format(batch=batch)))
+            print_row(rows[-1])
     return rows
+
+
+def ceiling_row(image_row: dict, timer: "ScanTimer", repeats: int, window_s: float, workload: str) -> dict:
+    """The image row's ceiling (:func:`make_read_scan`) timed alone, its ratio taken against the reference
+    median of ``image_row`` (the same reference workload, not timed again)."""
+    rates = []
+    for _ in range(repeats):
+        steps, seconds = timer(window_s)
+        rates.append(steps / seconds)
+    row = {**image_row, "workload": workload, "jaxsched": spread(rates), "ceiling_of": image_row["workload"]}
+    row["ratio"] = row["jaxsched"]["median"] / row["reference"]["median"]
+    return row
 
 
 def timed_loop_of(step):
@@ -442,8 +481,9 @@ def plot_env_scaling(rows: list[dict], path: Path) -> None:
             sizes = [r["size"] for r in line]
             at_load = "" if load in (None, "-") else f", load {load}"
             drawn = ax.plot(sizes, [r["jaxsched"]["median"] for r in line], "o-", label=f"jaxsched {workload}{at_load}")
-            ax.plot(sizes, [r["reference"]["median"] for r in line], "s--", color=drawn[0].get_color(),
-                    label=f"reference {workload}{at_load}")
+            if "ceiling_of" not in line[0]:  # a ceiling row's reference is its image row's, drawn there
+                ax.plot(sizes, [r["reference"]["median"] for r in line], "s--", color=drawn[0].get_color(),
+                        label=f"reference {workload}{at_load}")
         ax.set_yscale("log")
         ax.set_xlabel(mine[0]["size_name"])
         ax.set_ylabel("steps/s (median)")

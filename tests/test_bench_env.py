@@ -63,6 +63,18 @@ def test_the_image_is_consumed_and_the_blind_scan_reads_nothing():
     assert steps >= BATCH * 5 and seconds >= 0.01
 
 
+def test_the_ceiling_reads_the_image_every_step_and_moves_nothing_else():
+    _, _, params = reference_and_params()
+    env = build("deeprm", num_slots=M, load=LOAD).env
+    ceiling = bench.ScanTimer(env, params, 5, read_only=True)
+    obs, state, seen = ceiling.carry
+    assert np.all(np.asarray(seen) > 0)
+    assert np.array_equal(np.asarray(state.clock), np.asarray(ceiling.initial.clock))  # no transition ran
+    assert np.array_equal(np.asarray(state.since_arrival), np.asarray(ceiling.initial.since_arrival) + 5)
+    rendered = jax.vmap(env.get_obs)(state, params).features
+    assert np.array_equal(np.asarray(obs.features), np.asarray(rendered))
+
+
 @pytest.mark.slow
 def test_quick_bench_writes_every_row_and_image_and_blind_figures_differ(tmp_path, capsys):
     out = tmp_path / "bench_env.json"
@@ -72,7 +84,9 @@ def test_quick_bench_writes_every_row_and_image_and_blind_figures_differ(tmp_pat
     assert "SJF schedules equal job for job on 2 jobsets" in printed
     assert "deeprm jaxsched / reference (medians):" in printed
     rows = json.loads(out.read_text())["rows"]
-    assert [r["workload"] for r in rows] == [w.format(batch=8) for w in bench.DEEPRM_WORKLOADS]
+    assert [r["workload"] for r in rows] == [w.format(batch=8) for w in bench.DEEPRM_WORKLOADS +
+                                             (bench.CEILING_WORKLOAD,)]
+    assert rows[-1]["reference"] == rows[0]["reference"] and rows[-1]["ceiling_of"] == rows[0]["workload"]
     image, blind = rows[0], rows[1]
     assert image["reference"]["median"] != blind["reference"]["median"]
     assert image["jaxsched"]["median"] != blind["jaxsched"]["median"]
