@@ -153,6 +153,16 @@ def _curves(name: str, window: int, **runs: str) -> Step:
     return Step(f"jaxsched.studies.compare_runs --out {{out}}/{name} --baseline pm_best_fit --window {window} {labels}")
 
 
+CANDIDATE_SETS_50PM = {  # run name: CVD-RL's top-k candidate set (k_best_fit + k_pm_best_fit + k_room_fit)
+    "k3": "algo_options.k_best_fit=1 algo_options.k_pm_best_fit=1",
+    "k5_paper": "algo_options.k_room_fit=0",  # the paper's 2 + 3, without our room_fit candidate
+    "k7": "algo_options.k_best_fit=3 algo_options.k_pm_best_fit=3",
+    "k10": "algo_options.k_best_fit=5 algo_options.k_pm_best_fit=4",
+    "bf_top5": "algo_options.k_best_fit=5 algo_options.k_pm_best_fit=0 algo_options.k_room_fit=0",
+    "internal_top5": "algo_options.k_best_fit=0 algo_options.k_pm_best_fit=5 algo_options.k_room_fit=0",
+    "room_fit_top5": "algo_options.k_best_fit=0 algo_options.k_pm_best_fit=0 algo_options.k_room_fit=5"}
+
+
 MDP_SCENARIOS = ("bracis-1", "bracis-2", "bracis-3", "bracis-7")
 MDP_VARIANTS = {  # run-name suffix: observation, stepping, reward_jobs, iterations, chunk (train_study.sh)
     "compact": ("bracis", "time", "all", 60, 10),
@@ -323,24 +333,32 @@ def vm_impact_sweep(num_pms: int, seeds: int, wall_s: int, headline: str, *, ite
 def vm_paper_tables(name: str) -> Callable[[str, str], tuple[Step, ...]]:
     """The CVD-RL paper's Table 3 (100 PMs, warm starts 0.3-0.6), Table 4 (expansion: 50 PMs in service, +10
     whenever a create fits nowhere, up to 110) and Fig. 9 (allocation over time in the expansion scenario at
-    warm start 0.5, one start) from a sweep cell's policy, into ``{out}/name/table{3,4}_*`` and ``fig9_*/``."""
+    warm start 0.5, one start) from a sweep cell's policy (its first seed), into ``{out}/name/table{3,4}_*`` and
+    ``fig9_*/``; Tables 2 (50 PMs, warm starts 0-0.6), 3 and 4 with every seed of the cell (``*_seeds``: IQM and CI
+    over seeds)."""
     policies = "--policies first_fit,best_fit,pm_best_fit,room_fit"
     expansion, quick_expansion = ("--option initial_pms=50 --option pms_per_expansion=10",
                                   "--option initial_pms=10 --option pms_per_expansion=5")
 
     def tables(cell: str, quick_cell: str) -> tuple[Step, ...]:
-        def step(study: str, settings: str, out: str, quick_settings: str) -> Step:
+        def step(study: str, settings: str, out: str, quick_settings: str, seeds: str = "") -> Step:
             def command(run: str, these: str) -> str:
-                return (f"jaxsched.studies.{study} --env vm-frag {these} {policies} --checkpoint {run} "
+                return (f"jaxsched.studies.{study} --env vm-frag {these} {policies} --checkpoint {run}{seeds} "
                         f"--out {{out}}/{name}/{out}")
             return Step(command(cell, settings), quick_command=command(quick_cell, quick_settings))
         table = "--starts 20 --window 40000"
-        return (step("vm_table", f"--num-pms 100 --warm-start 0.3,0.4,0.5,0.6 {table}", "table3_100pm.json",
-                     f"--num-pms 5 --warm-start 0 {table} --starts 2 --window 2000"),
-                step("vm_table", f"--num-pms 110 --warm-start 0,0.5 {expansion} {table}", "table4_expansion.json",
-                     f"--num-pms 20 --warm-start 0 {quick_expansion} {table} --starts 2 --window 2000"),
+        table3 = (f"--num-pms 100 --warm-start 0.3,0.4,0.5,0.6 {table}",
+                  f"--num-pms 5 --warm-start 0 {table} --starts 2 --window 2000")
+        table4 = (f"--num-pms 110 --warm-start 0,0.5 {expansion} {table}",
+                  f"--num-pms 20 --warm-start 0 {quick_expansion} {table} --starts 2 --window 2000")
+        table2 = (f"--num-pms 50 --warm-start 0,0.3,0.4,0.5,0.6 {table}", table3[1])
+        return (step("vm_table", table3[0], "table3_100pm.json", table3[1]),
+                step("vm_table", table4[0], "table4_expansion.json", table4[1]),
                 step("vm_allocation_trace", f"--warm-start 0.5 --num-pms 110 --window 40000 {expansion}",
-                     "fig9_expansion", f"--warm-start 0.5 --num-pms 20 --window 2000 {quick_expansion}"))
+                     "fig9_expansion", f"--warm-start 0.5 --num-pms 20 --window 2000 {quick_expansion}"),
+                step("vm_table", table2[0], "table2_50pm_seeds.json", table2[1], seeds=" --all-seeds"),
+                step("vm_table", table3[0], "table3_100pm_seeds.json", table3[1], seeds=" --all-seeds"),
+                step("vm_table", table4[0], "table4_expansion_seeds.json", table4[1], seeds=" --all-seeds"))
     return tables
 
 
@@ -1107,13 +1125,19 @@ ITEMS: list[Item] = [
                Step("jaxsched.studies.vm_table --env vm-frag --num-pms 50 --warm-start 0,0.3,0.4,0.5,0.6 --window 40000 "
                     "--starts 20 --policies first_fit,best_fit,pm_best_fit,room_fit "
                     "--checkpoint {out}/vm_cvd_frag_impact_50pm_ws0.5 --out {out}/vm_cvd_frag_impact_50pm_ws0.5_table.json",
-                    quick=f"{VM_TABLE_QUICK} --window 2000")),
+                    quick=f"{VM_TABLE_QUICK} --window 2000"),
+               Step("jaxsched.studies.vm_table --env vm-frag --num-pms 50 --warm-start 0,0.3,0.4,0.5,0.6 --window 40000 "
+                    "--starts 20 --policies first_fit,best_fit,pm_best_fit,room_fit "
+                    "--checkpoint {out}/vm_dqn_frag_50pm_ws0.5 --out {out}/vm_dqn_frag_50pm_ws0.5_table.json",
+                    quick="--warm-start 0 --starts 2 --window 2000")),  # Double DQN's network is for 50 PMs only
         outputs=("vm_cvd_frag_impact_50pm_ws0.5/eval.json", "vm_dqn_frag_50pm_ws0.5/eval.json",
-                 "vm_cvd_frag_impact_50pm_ws0.5_table.json", "vm_cvd_frag_impact_50pm_ws0.5_table.md"),
+                 "vm_cvd_frag_impact_50pm_ws0.5_table.json", "vm_cvd_frag_impact_50pm_ws0.5_table.md",
+                 "vm_dqn_frag_50pm_ws0.5_table.json", "vm_dqn_frag_50pm_ws0.5_table.md"),
         wall_s=880,
         headline="held-out at warm start 0.5: CVD-RL 2447.3 vs PM-level Best-Fit 1782.2 (+37%), room_fit 2697.1 (-9%); "
                  "Double DQN 530.3, below Best-Fit 915.4; at warm starts 0-0.6 CVD-RL is 26-54% above PM-level Best-Fit "
-                 "and 7-12% below room_fit; checkpoints not kept",
+                 "and 7-12% below room_fit; Double DQN at warm starts 0-0.6 844-415, below Best-Fit at each; "
+                 "checkpoints not kept",
     ),
     vm_impact_sweep(20, 8, 2460, "8 seeds: IQM 719.4 [705.8, 733.3] vs room_fit 728.8 (3/8 seeds above), PM-level "
                                  "Best-Fit 592.4 (8/8 above); checkpoints not kept (37 MB of replay buffer)"),
@@ -1125,11 +1149,13 @@ ITEMS: list[Item] = [
         50, 3, 4000,
         "3 seeds at the paper's Table 2 setting: IQM 2486.9 [2420.3, 2526.7] vs PM-level Best-Fit 1782.2 (3/3 above, "
         "+40%), room_fit 2697.1 (0/3, -8%); seed 0 at 100 PMs (Table 3) +17-23% over PM-BF and -5% to +2% vs "
-        "room_fit, in expansion (Table 4) -2% / -4% vs room_fit; Fig. 9: expands when room_fit does, after "
-        "First-Fit / Best-Fit / PM-BF; checkpoints not kept", iterations=3000, warm_start="0.5",
+        "room_fit, in expansion (Table 4) -2% / -4% vs room_fit; Tables 2-4 over the 3 seeds: +18-46% over PM-BF, "
+        "-12% to +0.5% vs room_fit; Fig. 9: expands when room_fit does, after First-Fit / Best-Fit / PM-BF; "
+        "checkpoints not kept", iterations=3000, warm_start="0.5",
         tables=vm_paper_tables("sweep_vm_cvd_frag_impact_50pm_ws0.5"),
-        outputs=tuple(f"sweep_vm_cvd_frag_impact_50pm_ws0.5/{table}.{ext}" for table in ("table3_100pm", "table4_expansion")
-                      for ext in ("json", "md")) +
+        outputs=tuple(f"sweep_vm_cvd_frag_impact_50pm_ws0.5/{table}.{ext}" for table in (
+            "table3_100pm", "table4_expansion", "table2_50pm_seeds", "table3_100pm_seeds", "table4_expansion_seeds")
+            for ext in ("json", "md")) +
         tuple(f"sweep_vm_cvd_frag_impact_50pm_ws0.5/fig9_expansion/trace.{ext}" for ext in ("json", "png"))),
     Item(
         id="vm_cvd_frag_impact_ablation_10pm",
@@ -1158,6 +1184,20 @@ ITEMS: list[Item] = [
         headline="seed 0 each: no top-k 2305.5, no decomposition 2529.4, no look-ahead 2487.7 vs the full model's 2420.3-"
                  "2526.7 over 3 seeds (room_fit 2697.1): only the top-k filter matters (-8%); checkpoints not kept",
         note="Trained beside the 3-seed sweep on the 2-core CPU (75 min for the three runs).",
+    ),
+    Item(
+        id="vm_cvd_frag_impact_k_50pm_ws0.5",
+        paper="CVD-RL paper's Fig. 12 (k in {3, 5, 7, 10}) and Fig. 11 (BF-Top-5 vs Internal-Top-5; PM-level Best-Fit "
+              "stands in for the paper's undisclosed internal scheduler) at its Table 2 setting, 50 PMs with warm "
+              "start 0.5, one seed each; room_fit-Top-5 is ours",
+        steps=_vm_runs("vm_cvd_frag_impact_k_50pm_ws0.5", VM_IMPACT, CANDIDATE_SETS_50PM,
+                       common="env_options.num_pms=50 env_options.warm_start=0.5"),
+        outputs=_vm_outputs("vm_cvd_frag_impact_k_50pm_ws0.5", CANDIDATE_SETS_50PM),
+        wall_s=4200, estimate=True,
+        headline="seed 0 each (full 2 + 3 + 1: 2486.9 over 3 seeds; room_fit 2697.1): k = 3 2532.5, the paper's 2 + 3 "
+                 "2261.4, k = 7 2424.6, k = 10 2239.8; BF-Top-5 1718.8 vs Internal-Top-5 2256.4 (Fig. 11 holds), "
+                 "room_fit-Top-5 2368.1; smaller sets are better (Fig. 12's k = 5 optimum not reproduced); checkpoints not kept",
+        note="Trained two or three at a time on the 2-core CPU (20-35 min per run).",
     ),
     Item(
         id="vm_rollout_improvement",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from jaxsched.core.unfinished import LEGEND, MARK, VM_LEGEND, beats, finished_cell, leaves_unfinished, legend, marked, with_counts
 from jaxsched.studies.grid_tables import markdown as grid_markdown
 from jaxsched.studies.vm_table import markdown as vm_markdown
+from jaxsched.studies.vm_table import seed_summary as vm_seed_summary
 from jaxsched.sweep import _seeds_beating
 
 SJF = {"mean_slowdown": 2.87, "jobs": 100, "finished": 100}
@@ -60,3 +61,18 @@ def test_sweep_counts_no_seed_with_unfinished_jobs_as_beating():
     vm = [{"final_scheduled_length": 95.0, "final_episodes_ended": 3, "final_episodes": 4},
           {"final_scheduled_length": 90.0, "final_episodes_ended": 4, "final_episodes": 4}]
     assert _seeds_beating(vm, "final_", "scheduled_length", 80.0, True, jobs=False) == 1
+
+
+def test_vm_seed_summary_counts_no_seed_with_cut_episodes_above_a_heuristic():
+    def row(policy, length, ended=4):
+        return {"num_pms": 5, "warm_start": 0.5, "policy": policy, "scheduled_length": length, "episodes": 4,
+                "episodes_ended": ended, "scheduled_length_std": 1.0, "cpu_allocation": 0.9, "income": 1.0,
+                "window_exhausted": 0.0, "leaves_unfinished": ended < 4}
+
+    rows = [row("room_fit", 100.0), row("trained_seed0", 110.0), row("trained_seed1", 120.0, ended=3),
+            row("trained_seed2", 90.0), row("trained_seed3", 105.0)]
+    [summary] = vm_seed_summary(rows)
+    assert summary["seed_lengths"] == [110.0, 120.0, 90.0, 105.0]
+    assert summary["seeds_above"] == {"room_fit": 2}  # seed 1's longer mean has an episode cut: no win
+    assert summary["trained"]["iqm"] == (110.0 + 105.0) / 2  # the middle two of four
+    assert "2/4 above" in vm_markdown(rows)

@@ -209,6 +209,17 @@ def test_train_cli_runs_vm_end_to_end(tmp_path):
     rows = json.loads(table.read_text())["rows"]
     assert {r["policy"] for r in rows} == {"pm_best_fit", "room_fit", "trained"}
     assert all(r["num_pms"] == 4 and r["scheduled_length"] > 0 for r in rows)
+    # --all-seeds names each seed's policy; the one seed here is the same policy on the same start points
+    assert table_main(["--env", "vm-synthetic", "--num-pms", "4", "--warm-start", "0", "--starts", "2",
+                       "--window", "200", "--checkpoint", str(out), "--all-seeds", "--option", "seed=1",
+                       "--out", str(table), "--policies", "pm_best_fit"]) == 0
+    written = json.loads(table.read_text())
+    by_policy = {r["policy"]: r for r in written["rows"]}
+    assert set(by_policy) == {"pm_best_fit", "trained_seed0"}
+    assert by_policy["trained_seed0"]["scheduled_length"] == {r["policy"]: r for r in rows}["trained"]["scheduled_length"]
+    [summary] = written["seed_summary"]
+    assert summary["seed_lengths"] == [by_policy["trained_seed0"]["scheduled_length"]]
+    assert "IQM [95% CI]" in table.with_suffix(".md").read_text()
 
 
 def test_restarted_episodes_carry_their_own_trace_window():

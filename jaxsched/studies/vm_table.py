@@ -2,7 +2,11 @@
 optionally a trained CVD-RL policy) per cluster size N and warm start, on the same start points.
 
     python -m jaxsched.studies.vm_table --env vm-frag --num-pms 5,10,20 --warm-start 0,0.5 \
-        [--policies first_fit,best_fit,pm_best_fit,room_fit] [--checkpoint RUN] [--option KEY=VALUE] --out FILE.json
+        [--policies first_fit,best_fit,pm_best_fit,room_fit] [--checkpoint RUN [--all-seeds]] [--option KEY=VALUE] \
+        --out FILE.json
+
+``--all-seeds`` evaluates every seed of a multi-seed run (a sweep cell) as ``trained_seed<i>`` and adds, per
+(N, ρ_ws), the IQM and 95% bootstrap CI of the seeds' mean scheduled lengths (``seed_summary``).
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ import yaml
 from jaxsched.algos import ALGORITHMS
 from jaxsched.core.progress import progress
 from jaxsched.core.runs import shown_path
-from jaxsched.core.unfinished import finished_cell, legend, leaves_unfinished, marked
+from jaxsched.core.stats import summarize_over_seeds
+from jaxsched.core.unfinished import beats, finished_cell, legend, leaves_unfinished, marked
 from jaxsched.envs.vm.episodes import draw_starts, evaluate_policies, summarize_vm
 from jaxsched.errors import CheckpointError, InputError
 from jaxsched.experiment import load_run
@@ -65,6 +70,17 @@ def markdown(rows: list[dict]) -> str:
               f"{_cell(r.get('cpu_allocation_mean'))} | {r['income']:.1f} | "
               f"{r['window_exhausted']:.2f} | {r.get('episodes_ended', '')} / {r['episodes']} |" for r in rows]
     marks = legend(rows)
+    seeds = seed_summary(rows)
+    if seeds:
+        names = list(seeds[0]["heuristics"])
+        marks = [*marks, "", f"Over {seeds[0]['trained']['n']} seeds (each seed's mean over the start points): "
+                 "IQM [95% CI] and the seeds above each heuristic", "",
+                 "| N | ρ_ws | trained IQM [95% CI] | " + " | ".join(names) + " |",
+                 "|---|---|---|" + "---|" * len(names)]
+        marks += [f"| {s['num_pms']} | {s['warm_start']:.2f} | {s['trained']['iqm']:.1f} [{s['trained']['ci_low']:.1f}, "
+                  f"{s['trained']['ci_high']:.1f}] | " + " | ".join(
+                      f"{s['heuristics'][n]:.1f} ({s['seeds_above'][n]}/{s['trained']['n']} above)" for n in names) + " |"
+                  for s in seeds]
     return "\n".join(lines + (["", *marks] if marks else [])) + "\n"
 
 
@@ -84,13 +100,36 @@ def parse_options(parser: argparse.ArgumentParser, texts: list[str]) -> dict:
     return options
 
 
-def trained_policies(run: Path) -> Callable:
+def trained_policies(run: Path, all_seeds: bool = False) -> Callable:
     """``env -> {"trained": policy}``: the greedy policy of the run's first seed, built for any cluster size
-    (a CVD-RL model runs at any N). Raises CheckpointError / InputError for a bad run directory."""
+    (a CVD-RL model runs at any N); with ``all_seeds`` every seed's, named ``trained_seed<i>``. Raises
+    CheckpointError / InputError for a bad run directory."""
     experiment, states = load_run(run)
-    params = jax.tree.map(lambda x: x[0], states.params)
     algo = ALGORITHMS[experiment.config.algo]
-    return lambda env: {"trained": algo.policy_from(experiment.algo, env, params, True)}
+    count = int(jax.tree.leaves(states.params)[0].shape[0]) if all_seeds else 1
+    seeds = {("trained" if not all_seeds else f"trained_seed{i}"): jax.tree.map(lambda x, i=i: x[i], states.params)
+             for i in range(count)}
+    return lambda env: {name: algo.policy_from(experiment.algo, env, params, True) for name, params in seeds.items()}
+
+
+def seed_summary(rows: list[dict]) -> list[dict]:
+    """Per (N, ρ_ws), the ``trained_seed<i>`` rows' mean scheduled lengths over seeds (IQM, 95% CI) beside
+    each heuristic's, and how many seeds beat each heuristic (:func:`jaxsched.core.unfinished.beats`: a seed with
+    episodes cut by the step cap beats nothing)."""
+    summary = []
+    for num_pms, warm_start in dict.fromkeys((r["num_pms"], r["warm_start"]) for r in rows):
+        here = [r for r in rows if (r["num_pms"], r["warm_start"]) == (num_pms, warm_start)]
+        seeds = [r for r in here if r["policy"].startswith("trained_seed")]
+        if not seeds:
+            continue
+        lengths = [r["scheduled_length"] for r in seeds]
+        heuristics = {r["policy"]: r for r in here if not r["policy"].startswith("trained")}
+        summary.append({"num_pms": num_pms, "warm_start": warm_start, "trained": summarize_over_seeds(lengths),
+                        "seed_lengths": lengths,
+                        "heuristics": {name: r["scheduled_length"] for name, r in heuristics.items()},
+                        "seeds_above": {name: sum(beats(r, base, "scheduled_length", higher_is_better=True)
+                                                  for r in seeds) for name, base in heuristics.items()}})
+    return summary
 
 
 def main(argv=None) -> int:
@@ -105,6 +144,8 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, default=Path("runs/vm_table.json"))
     parser.add_argument("--checkpoint", type=Path, help="a VM training run directory: adds its policy "
                         "(greedy, 'trained') at every N, which needs a model that runs at any N (CVD-RL)")
+    parser.add_argument("--all-seeds", action="store_true", help="with --checkpoint: every seed of the run "
+                        "('trained_seed<i>') and their IQM / CI per row group")
     parser.add_argument("--policies", default="first_fit,best_fit,pm_best_fit",
                         help="comma-separated heuristics (also: room_fit)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
@@ -119,9 +160,11 @@ def main(argv=None) -> int:
     if args.starts < 1:
         parser.error(f"--starts must be >= 1, got {args.starts}")
     trained = None
+    if args.all_seeds and not args.checkpoint:
+        parser.error("--all-seeds needs --checkpoint")
     if args.checkpoint:
         try:
-            trained = trained_policies(args.checkpoint)
+            trained = trained_policies(args.checkpoint, args.all_seeds)
         except (CheckpointError, InputError) as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
@@ -135,7 +178,7 @@ def main(argv=None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"env": args.env, "starts": args.starts, "seed": args.seed, "options": options,
                                     "checkpoint": shown_path(args.checkpoint),
-                                    "rows": rows}, indent=1))
+                                    "rows": rows, "seed_summary": seed_summary(rows)}, indent=1))
     args.out.with_suffix(".md").write_text(markdown(rows))
     print(f"wrote {args.out} and {args.out.with_suffix('.md')}")
     return 0
