@@ -126,6 +126,7 @@ CASES = [
     ("jaxsched.studies.vm_table", ["--option", "nope=1"]),
     ("jaxsched.studies.vm_table", ["--env", "vm-synthetic", "--option", "held_out_from=99999"]),
     ("jaxsched.studies.vm_table", ["--checkpoint", "nope"]),
+    ("jaxsched.studies.vm_table", ["--all-seeds"]),
     ("jaxsched.studies.withholding", []),
     ("jaxsched.studies.withholding", ["--checkpoint", "nope"]),
     ("jaxsched.env_cards", ["--bogus"]),
