@@ -330,36 +330,60 @@ def vm_impact_sweep(num_pms: int, seeds: int, wall_s: int, headline: str, *, ite
         wall_s=wall_s, headline=headline)
 
 
+_TABLE = "--starts 20 --window 40000"
+_EXPANSION, _QUICK_EXPANSION = ("--option initial_pms=50 --option pms_per_expansion=10",
+                                "--option initial_pms=10 --option pms_per_expansion=5")
+_TABLE3 = (f"--num-pms 100 --warm-start 0.3,0.4,0.5,0.6 {_TABLE}",
+           f"--num-pms 5 --warm-start 0 {_TABLE} --starts 2 --window 2000")
+_TABLE4 = (f"--num-pms 110 --warm-start 0,0.5 {_EXPANSION} {_TABLE}",
+           f"--num-pms 20 --warm-start 0 {_QUICK_EXPANSION} {_TABLE} --starts 2 --window 2000")
+PAPER_TABLES = {  # vm_paper_tables' files: (vm_table settings, quick settings, every seed of the cell)
+    "table3_100pm": (*_TABLE3, False),
+    "table4_expansion": (*_TABLE4, False),
+    "table2_50pm_seeds": (f"--num-pms 50 --warm-start 0,0.3,0.4,0.5,0.6 {_TABLE}", _TABLE3[1], True),
+    "table3_100pm_seeds": (*_TABLE3, True),
+    "table4_expansion_seeds": (*_TABLE4, True),
+}
+
+
+def table2_50pm(run: str, quick: str) -> Step:
+    """The CVD-RL paper's Table 2 (50 PMs, warm starts 0-0.6) with the policy of ``{out}/run`` beside the
+    heuristics, into ``{out}/run_table.json`` (``quick`` appended in the quick form; Double DQN's network runs at
+    50 PMs only, so its quick form keeps them)."""
+    return Step("jaxsched.studies.vm_table --env vm-frag --num-pms 50 --warm-start 0,0.3,0.4,0.5,0.6 --window 40000 "
+                f"--starts 20 --policies first_fit,best_fit,pm_best_fit,room_fit --checkpoint {{out}}/{run} "
+                f"--out {{out}}/{run}_table.json", quick=quick)
+
+
 def vm_paper_tables(name: str) -> Callable[[str, str], tuple[Step, ...]]:
     """The CVD-RL paper's Table 3 (100 PMs, warm starts 0.3-0.6), Table 4 (expansion: 50 PMs in service, +10
     whenever a create fits nowhere, up to 110) and Fig. 9 (allocation over time in the expansion scenario at
     warm start 0.5, one start) from a sweep cell's policy (its first seed), into ``{out}/name/table{3,4}_*`` and
     ``fig9_*/``; Tables 2 (50 PMs, warm starts 0-0.6), 3 and 4 with every seed of the cell (``*_seeds``: IQM and CI
-    over seeds)."""
+    over seeds). Their files: :func:`vm_paper_table_outputs`."""
     policies = "--policies first_fit,best_fit,pm_best_fit,room_fit"
-    expansion, quick_expansion = ("--option initial_pms=50 --option pms_per_expansion=10",
-                                  "--option initial_pms=10 --option pms_per_expansion=5")
 
     def tables(cell: str, quick_cell: str) -> tuple[Step, ...]:
-        def step(study: str, settings: str, out: str, quick_settings: str, seeds: str = "") -> Step:
+        def step(study: str, settings: str, out: str, quick_settings: str, all_seeds: bool = False) -> Step:
             def command(run: str, these: str) -> str:
+                seeds = " --all-seeds" if all_seeds else ""
                 return (f"jaxsched.studies.{study} --env vm-frag {these} {policies} --checkpoint {run}{seeds} "
                         f"--out {{out}}/{name}/{out}")
             return Step(command(cell, settings), quick_command=command(quick_cell, quick_settings))
-        table = "--starts 20 --window 40000"
-        table3 = (f"--num-pms 100 --warm-start 0.3,0.4,0.5,0.6 {table}",
-                  f"--num-pms 5 --warm-start 0 {table} --starts 2 --window 2000")
-        table4 = (f"--num-pms 110 --warm-start 0,0.5 {expansion} {table}",
-                  f"--num-pms 20 --warm-start 0 {quick_expansion} {table} --starts 2 --window 2000")
-        table2 = (f"--num-pms 50 --warm-start 0,0.3,0.4,0.5,0.6 {table}", table3[1])
-        return (step("vm_table", table3[0], "table3_100pm.json", table3[1]),
-                step("vm_table", table4[0], "table4_expansion.json", table4[1]),
-                step("vm_allocation_trace", f"--warm-start 0.5 --num-pms 110 --window 40000 {expansion}",
-                     "fig9_expansion", f"--warm-start 0.5 --num-pms 20 --window 2000 {quick_expansion}"),
-                step("vm_table", table2[0], "table2_50pm_seeds.json", table2[1], seeds=" --all-seeds"),
-                step("vm_table", table3[0], "table3_100pm_seeds.json", table3[1], seeds=" --all-seeds"),
-                step("vm_table", table4[0], "table4_expansion_seeds.json", table4[1], seeds=" --all-seeds"))
+
+        def vm_tables(every_seed: bool) -> tuple[Step, ...]:
+            return tuple(step("vm_table", full, f"{stem}.json", quick, all_seeds)
+                         for stem, (full, quick, all_seeds) in PAPER_TABLES.items() if all_seeds == every_seed)
+        fig9 = step("vm_allocation_trace", f"--warm-start 0.5 --num-pms 110 --window 40000 {_EXPANSION}",
+                    "fig9_expansion", f"--warm-start 0.5 --num-pms 20 --window 2000 {_QUICK_EXPANSION}")
+        return (*vm_tables(False), fig9, *vm_tables(True))
     return tables
+
+
+def vm_paper_table_outputs(name: str) -> tuple[str, ...]:
+    """The files :func:`vm_paper_tables` writes into ``{out}/name``."""
+    return tuple(f"{name}/{stem}.{ext}" for stem in PAPER_TABLES for ext in ("json", "md")) + \
+        tuple(f"{name}/fig9_expansion/trace.{ext}" for ext in ("json", "png"))
 
 
 ITEMS: list[Item] = [
@@ -1122,14 +1146,8 @@ ITEMS: list[Item] = [
                      "env_options.warm_start=0.5", quick=VM_QUICK),
                train("{out}/vm_dqn_frag_50pm_ws0.5", VM_DQN, "iterations=6000", "env_options.num_pms=50",
                      "env_options.warm_start=0.5", quick=VM_QUICK),
-               Step("jaxsched.studies.vm_table --env vm-frag --num-pms 50 --warm-start 0,0.3,0.4,0.5,0.6 --window 40000 "
-                    "--starts 20 --policies first_fit,best_fit,pm_best_fit,room_fit "
-                    "--checkpoint {out}/vm_cvd_frag_impact_50pm_ws0.5 --out {out}/vm_cvd_frag_impact_50pm_ws0.5_table.json",
-                    quick=f"{VM_TABLE_QUICK} --window 2000"),
-               Step("jaxsched.studies.vm_table --env vm-frag --num-pms 50 --warm-start 0,0.3,0.4,0.5,0.6 --window 40000 "
-                    "--starts 20 --policies first_fit,best_fit,pm_best_fit,room_fit "
-                    "--checkpoint {out}/vm_dqn_frag_50pm_ws0.5 --out {out}/vm_dqn_frag_50pm_ws0.5_table.json",
-                    quick="--warm-start 0 --starts 2 --window 2000")),  # Double DQN's network is for 50 PMs only
+               table2_50pm("vm_cvd_frag_impact_50pm_ws0.5", quick=f"{VM_TABLE_QUICK} --window 2000"),
+               table2_50pm("vm_dqn_frag_50pm_ws0.5", quick="--warm-start 0 --starts 2 --window 2000")),
         outputs=("vm_cvd_frag_impact_50pm_ws0.5/eval.json", "vm_dqn_frag_50pm_ws0.5/eval.json",
                  "vm_cvd_frag_impact_50pm_ws0.5_table.json", "vm_cvd_frag_impact_50pm_ws0.5_table.md",
                  "vm_dqn_frag_50pm_ws0.5_table.json", "vm_dqn_frag_50pm_ws0.5_table.md"),
@@ -1153,10 +1171,7 @@ ITEMS: list[Item] = [
         "-12% to +0.5% vs room_fit; Fig. 9: expands when room_fit does, after First-Fit / Best-Fit / PM-BF; "
         "checkpoints not kept", iterations=3000, warm_start="0.5",
         tables=vm_paper_tables("sweep_vm_cvd_frag_impact_50pm_ws0.5"),
-        outputs=tuple(f"sweep_vm_cvd_frag_impact_50pm_ws0.5/{table}.{ext}" for table in (
-            "table3_100pm", "table4_expansion", "table2_50pm_seeds", "table3_100pm_seeds", "table4_expansion_seeds")
-            for ext in ("json", "md")) +
-        tuple(f"sweep_vm_cvd_frag_impact_50pm_ws0.5/fig9_expansion/trace.{ext}" for ext in ("json", "png"))),
+        outputs=vm_paper_table_outputs("sweep_vm_cvd_frag_impact_50pm_ws0.5")),
     Item(
         id="vm_cvd_frag_impact_ablation_10pm",
         paper="CVD-RL paper's ablation and k sweep with the impact reward at 10 PMs",

@@ -101,15 +101,9 @@ def series_over_time(series: dict[str, tuple[np.ndarray, np.ndarray]], path: Pat
         steps = np.arange(1, len(upper) + 1)
         top.plot(steps, upper, lw=1, color=f"C{i}", label=name)
         bottom.plot(steps, lower, lw=1, color=f"C{i}")
-    top.set(ylabel=ylabel, title=title)
-    top.legend(fontsize=8)
     bottom.set(xlabel=xlabel, ylabel=lower_ylabel)
-    for ax in (top, bottom):
-        ax.grid(alpha=0.3)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    bottom.grid(alpha=0.3)
+    _save(fig, top, path, "", ylabel, title)  # the step axis is labelled on the lower panel (shared)
 
 
 def performance_profiles(scores: dict[str, np.ndarray], path: Path, metric: str, higher_is_better: bool) -> None:
