@@ -29,9 +29,11 @@ import jax
 import jax.numpy as jnp
 from gymnax.environments import environment, spaces
 
+from jaxsched.core.bitops import count_before
 from jaxsched.core.rollout import select_fields
 from jaxsched.envs.deeprm.generator import Workload, generate
 from jaxsched.envs.deeprm.observations import bracis_vector, compact_vector, image_cells, refresh_image, render_image
+from jaxsched.envs.deeprm.start_windows import MAX_ROWS, earliest, rows_with_room, start_windows
 from jaxsched.envs.deeprm.types import EnvParams, EnvState, Observation
 from jaxsched.envs.equality import EqualByConfiguration
 
@@ -331,36 +333,27 @@ class DeepRM(EqualByConfiguration, environment.Environment[EnvState, EnvParams])
             span *= 2
         return run >= duration
 
-    def _slot_fits(self, used, duration, demand) -> tuple[jax.Array, jax.Array]:
-        """(bool[M] fits somewhere in the horizon, bool[M] fits now) for the slots' jobs.
+    def _uses_bitmasks(self) -> bool:
+        """Earliest-fit allocation over a horizon of at most 32 rows: fits are read from bitmasks
+        (:mod:`jaxsched.envs.deeprm.start_windows`); otherwise from per-slot offset scans."""
+        return self.allocation == "earliest_fit" and self.horizon <= MAX_ROWS
 
-        With one or two resources the work is a table over the grid that does not depend on M:
-        ``window[L - 1, o]``, the free units over rows o .. o + L - 1 (-1 past the horizon), and
-        ``best[L - 1, a]``, the most of resource 1 free over some window of length L that has at least
-        a units of resource 0; each slot then reads two entries. Per slot offsets (O(M T log T))
-        remain for more resources and for fits_now allocation."""
-        if self.allocation == "fits_now" or self.num_res > 2:
-            ok = jax.vmap(self._start_offsets, in_axes=(None, 0, 0))(used, duration, demand)
-            return jnp.any(ok, axis=-1), ok[:, 0]
-        T, cap = self.horizon, self.capacity
-        free = cap - used[:T]
-        padded = jnp.concatenate([free, jnp.full((T, self.num_res), -1, jnp.int32)])
-        windows = [free]
-        for length in range(2, T + 1):
-            windows.append(jnp.minimum(windows[-1], padded[length - 1:length - 1 + T]))
-        window = jnp.stack(windows)  # [T (length - 1), T (offset), d]
-        row = jnp.clip(duration, 1, T) - 1
-        inside = duration <= T
-        now = inside & jnp.all(window[row, 0] >= demand, axis=-1)
-        if self.num_res == 1:
-            return inside & (jnp.max(window[..., 0], axis=1)[row] >= demand[:, 0]), now
-        units = jnp.arange(cap + 1)[None, :, None]
-        best = jnp.max(jnp.where(window[:, None, :, 0] >= units, window[:, None, :, 1], -1), axis=-1)
-        first = demand[:, 0]
-        anywhere = (first <= cap) & (best[row, jnp.clip(first, 0, cap)] >= demand[:, 1])
-        return inside & anywhere, now
+    def _windows(self, used, duration, demand) -> jax.Array:
+        table = rows_with_room(self.capacity - used[:self.horizon], self.capacity)
+        return start_windows(table, duration, demand, self.horizon)
+
+    def _slot_fits(self, used, duration, demand) -> tuple[jax.Array, jax.Array]:
+        """(bool[M] fits somewhere in the horizon, bool[M] fits now) for the slots' jobs."""
+        if self._uses_bitmasks():
+            window = self._windows(used, duration, demand)
+            return window != 0, (window & 1) != 0
+        ok = jax.vmap(self._start_offsets, in_axes=(None, 0, 0))(used, duration, demand)
+        return jnp.any(ok, axis=-1), ok[:, 0]
 
     def _earliest_start(self, used, duration, demand) -> tuple[jax.Array, jax.Array]:
+        if self._uses_bitmasks():
+            window = self._windows(used, duration, demand)
+            return earliest(window), window != 0
         ok = self._start_offsets(used, duration, demand)
         return jnp.argmax(ok).astype(jnp.int32), jnp.any(ok)
 
@@ -398,7 +391,7 @@ class DeepRM(EqualByConfiguration, environment.Environment[EnvState, EnvParams])
         count = jnp.sum(arriving, dtype=jnp.int32)
         first = jnp.argmax(arriving).astype(jnp.int32)
         empty = state.slots < 0
-        empty_rank = jnp.cumsum(empty, dtype=jnp.int32) - 1
+        empty_rank = count_before(empty)
         slots = jnp.where(empty & (empty_rank < count), first + empty_rank, state.slots)
         to_slots = jnp.minimum(count, jnp.sum(empty, dtype=jnp.int32))
         rest = count - to_slots
