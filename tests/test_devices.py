@@ -102,3 +102,42 @@ def test_with_host_devices_sets_only_the_device_count():
     assert with_host_devices(flags, 4) == "--xla_cpu_use_fusion_emitters=false --xla_force_host_platform_device_count=4"
     assert with_host_devices(flags, None) == "--xla_cpu_use_fusion_emitters=false"
     assert with_host_devices("", 3) == "--xla_force_host_platform_device_count=3"
+
+
+SCAN_CHILD = r"""
+import json, jax, numpy as np
+from jaxsched import bench
+from jaxsched.baselines.vm import first_fit
+from jaxsched.registry import build
+out = {}
+for name, options, policy in (("deeprm", {"num_slots": 5}, None), ("deeprm", {"num_slots": 5, "observation": "none"}, None),
+                              ("vm-synthetic", {"num_pms": 4}, first_fit)):
+    variant = build(name, **options)
+    params = variant.sample_params(jax.random.PRNGKey(0), 4)
+    carries = {}
+    for devices in (1, 2):
+        timer = bench.ScanTimer(variant.env, params, 7, policy, devices=devices)
+        timer(0.0), timer(0.0)  # two more calls: the carry comes back laid out as it went in
+        carries[devices] = [np.asarray(x) for x in jax.tree.leaves(timer.carry)]
+        out[f"{name}{options}/{devices}/compiled"] = timer.run._cache_size()
+        out[f"{name}{options}/{devices}/devices"] = timer.devices
+    out[f"{name}{options}/equal"] = all(np.array_equal(a, b) for a, b in zip(carries[1], carries[2]))
+print("RESULT " + json.dumps(out))
+"""
+
+
+def test_the_bench_scan_split_over_devices_plays_the_same_episodes_compiled_once():
+    """``bench env``'s batched rows split the batch over the host devices: each instance's episode, and
+    what its observation sums to, is what one device computes, bit for bit; the split compiles once
+    (an empty no-observation feature array once came back with another layout, compiling every call)."""
+    environment = dict(os.environ, XLA_FLAGS=with_host_devices(os.environ.get("XLA_FLAGS", ""), 2))
+    done = subprocess.run([sys.executable, "-c", SCAN_CHILD], env=environment, cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads([x for x in done.stdout.splitlines() if x.startswith("RESULT ")][-1][len("RESULT "):])
+    for key, value in result.items():
+        if key.endswith("/equal"):
+            assert value, key
+        elif key.endswith("/compiled"):
+            assert value == 1, key
+        elif key.endswith("/devices"):
+            assert value == int(key.split("/")[-2]), key
