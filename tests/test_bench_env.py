@@ -159,3 +159,21 @@ def test_vm_rows_carry_every_field_and_the_ratio_of_medians(capsys):
             assert set(row[side]) == {"min", "median", "max", "runs"} and row[side]["median"] > 0
         assert row["ratio"] == pytest.approx(row["jaxsched"]["median"] / row["reference"]["median"])
     assert f"N={PMS}: First-Fit placements equal on 1 windows" in capsys.readouterr().out
+
+
+class FakeTimer:
+    """A timer that reports a fixed rate: ``steps`` per call of ``window_s`` seconds."""
+
+    def __init__(self, rate: float, devices: int):
+        self.rate, self.devices = rate, devices
+
+    def __call__(self, window_s: float):
+        return int(self.rate * window_s), window_s
+
+
+def test_the_ceiling_keeps_the_faster_layout_and_the_image_rows_reference():
+    image_row = {"family": "deeprm", "workload": "image, batch 8", "reference": {"median": 100.0}, "devices": 2}
+    row = bench.ceiling_row(image_row, [FakeTimer(5000.0, 1), FakeTimer(3000.0, 2)], 2, 1.0, "ceiling")
+    assert row["devices"] == 1 and row["jaxsched"]["median"] == 5000.0 and row["ratio"] == 50.0
+    row = bench.ceiling_row(image_row, [FakeTimer(2000.0, 1), FakeTimer(3000.0, 2)], 2, 1.0, "ceiling")
+    assert row["devices"] == 2 and row["ratio"] == 30.0 and row["ceiling_of"] == "image, batch 8"
