@@ -1,9 +1,9 @@
 """Benchmarks: ``python -m jaxsched.bench env|train|vm|grid|dispatch|event``.
 
 ``env [--family deeprm,compact,vm] [--sizes 10,20,50] [--loads 1.3,0.7] [--pms 20,50,100,200] [--reference DIR]
-[--quick]``: the reference simulators of ``../shared/reference`` (``--reference``) and jaxsched in one
-process, on the same jobs, timed in turn; SJF schedules (VM: First-Fit placements) checked first (see
-:func:`bench_env`).
+[--cpu-devices N] [--quick]``: the reference simulators of ``../shared/reference`` (``--reference``) and jaxsched
+in one process, on the same jobs, timed in turn; SJF schedules (VM: First-Fit placements) checked first (see
+:func:`bench_env`); the batched rows split over N XLA:CPU devices, default one per core.
 ``train [--devices 1,auto] [--config X.yaml key=value ...]``: seconds per training iteration on one
 device and on all (paper-size REINFORCE and CVD-RL at 50 PMs by default), each in its own process.
 ``vm [--num-pms 50,100] [--batch 1024] [--steps 200] [--trace FILE] [--cpu-devices N]``: VM placement

@@ -710,9 +710,10 @@ ITEMS: list[Item] = [
                     "--pms 20,50,100,200 --out {out}/bench_env.json",
                     quick="--sizes 5 --loads 1.3 --pms 20 --quick"),),
         outputs=("bench_env.json", "bench_env.md", "bench_env_scaling.png"),
-        wall_s=759,
-        headline="DeepRM image, batch 1024, load 1.3: 23.2x / 13.0x / 7.5x the reference at M = 10 / 20 / 50; the "
-                 "image built and read alone (no dynamics): 48.8x / 23.3x / 8.9x",
+        wall_s=811,
+        headline="DeepRM, batch 1024 over both cores, load 1.3: image 45.4x / 22.4x / 9.2x the reference at M = 10 / "
+                 "20 / 50 (built and read alone: 76.5x / 26.4x / 13.0x), no observation 85.8x / 85.9x / 52.2x; VM "
+                 "First-Fit at 50 PMs 87x",
     ),
     Item(
         id="bench_dispatch",
