@@ -119,8 +119,14 @@ def over_devices(run, mesh=None):
     split = PartitionSpec("batch")
     # out_shardings: the carry comes back laid out as it went in (an empty no-observation feature array would
     # otherwise return with another sharding, and every call would compile again)
-    return jax.jit(jax.shard_map(run, mesh=mesh, in_specs=(split, split, split), out_specs=split, check_vma=False),
-                   donate_argnums=0, out_shardings=NamedSharding(mesh, split))
+    return _batch_split(run, mesh, (split, split, split), donate_argnums=0, out_shardings=NamedSharding(mesh, split))
+
+
+def _batch_split(run, mesh, in_specs: tuple, **jit_options):
+    """``run`` jitted, each device of ``mesh`` running it on its own slice of the batch (results split along
+    axis 0; the shards never communicate, so the replication check is off)."""
+    return jax.jit(jax.shard_map(run, mesh=mesh, in_specs=in_specs, out_specs=PartitionSpec("batch"),
+                                 check_vma=False), **jit_options)
 
 
 class ScanTimer:
@@ -680,14 +686,11 @@ def make_vm_runner(env, params, policy, steps: int):
 
 def split_over_devices(run, devices):
     """``run`` jitted with its batch (axis 0 of the first argument and of the result) split evenly
-    over ``devices``; each device runs its share on its own, with its own key (``fold_in``; the
-    shards never communicate, so the replication check is off)."""
+    over ``devices``; each device runs its share on its own, with its own key (``fold_in``)."""
     def shard(batch, key):
         return run(batch, jax.random.fold_in(key, jax.lax.axis_index("batch")))
 
-    mesh = Mesh(np.asarray(devices), ("batch",))
-    return jax.jit(jax.shard_map(shard, mesh=mesh, in_specs=(PartitionSpec("batch"), PartitionSpec()),
-                                 out_specs=PartitionSpec("batch"), check_vma=False))
+    return _batch_split(shard, Mesh(np.asarray(devices), ("batch",)), (PartitionSpec("batch"), PartitionSpec()))
 
 
 def bench_vm(num_pms_list, batch: int, steps: int, repeats: int, window: int, out: Path | None,
