@@ -75,12 +75,12 @@ def resume(run: str, iterations: int, quick_iterations: int) -> Step:
 
 def mdp_budget_item(name: str, paper: str, mdp: str, wall_s: float, headline: str, *,
                     config: str = "configs/mdp_ppo_compact.yaml", checkpoint_every: int = 625,
-                    note: str = "") -> Item:
-    """A 5-seed sweep of the MDP-design study's PPO (``config``, bracis-7 unless ``mdp`` overrides it) at the
-    paper's budget: 1875 iterations of 32 envs x 50 steps = 3.0M decisions per seed, 200 held-out jobsets;
-    ``mdp``: the swept overrides, written to ``{out}/name``."""
+                    note: str = "", seeds: int = 5) -> Item:
+    """A sweep of the MDP-design study's PPO over ``seeds`` seeds (``config``, bracis-7 unless ``mdp`` overrides
+    it) at the paper's budget: 1875 iterations of 32 envs x 50 steps = 3.0M decisions per seed, 200 held-out
+    jobsets; ``mdp``: the swept overrides, written to ``{out}/name``."""
     base, swept = f"jaxsched.sweep --config {config} --out {{out}}/{name}", f" {mdp}" if mdp else ""
-    step = Step(f"{base} --seeds 0:5{swept} iterations=1875 chunk=25 checkpoint_every={checkpoint_every} "
+    step = Step(f"{base} --seeds 0:{seeds}{swept} iterations=1875 chunk=25 checkpoint_every={checkpoint_every} "
                 "eval_jobsets=200",
                 quick_command=f"{base} --seeds 0:2{swept} iterations=2 chunk=1 checkpoint_every=1 eval_jobsets=5")
     return Item(id=name, paper=paper, steps=(step,), outputs=(f"{name}/summary.csv", f"{name}/report.md"),
@@ -870,6 +870,20 @@ ITEMS: list[Item] = [
         note="Trained and evaluated on one NVIDIA H200 (jax 0.11.2; 119 s of training for the 5 seeds, 143k steps/s "
              "logged) by results/sweep_mdp_image_3m/device_run.sh; on the 2-core CPU it would take hours (the first "
              "layer reads the 20 x 708 image). The checkpoint (21 MB) is not kept."),
+    mdp_budget_item(
+        "sweep_mdp_image_3m_scenarios",
+        "BRACIS'21 Fig. 4's image agent at the paper's budget on the largest scenarios after bracis-7 (64 processors; "
+        "the issue: image agents on at least the four largest): the image-like MDP's PPO as sweep_mdp_image_3m, "
+        "3 seeds per scenario (the issue's floor for runs over 30 min: ~65 min per scenario on the 2-core CPU)",
+        "env=bracis-10,bracis-9,bracis-8,bracis-6", 4 * 4000,
+        "2 of 4 cells so far (resumable; bracis-8, -6 to run), sampled, every job finished: bracis-10 IQM 9.094 "
+        "[8.908, 9.208] vs SJF 4.483, Packer 9.805; bracis-9 2.066 [1.956, 2.144] vs SJF 1.668, Packer 2.265 (3/3 beat "
+        "Packer, 0/3 SJF on both); behind the compact + sparse + reduced agents (7.800, 1.881) and far behind the "
+        "separate critic's (2.919, 1.376)",
+        config="configs/mdp_ppo_image.yaml", checkpoint_every=125, seeds=3,
+        note="Run on the 2-core CPU (1.9-2.0 s per iteration for 3 seeds, ~62 min of training per scenario; the first "
+             "layer reads the 20 x 708 image) from runs/cpu_image/ and copied here without checkpoints (42 MB per "
+             "cell). Resumable: a finished scenario's cell is skipped."),
     mdp_budget_item(
         "sweep_mdp_sparse_reduced_3m_h60",
         "BRACIS'21's H = 60 test: the compact + sparse + reduced sweep with a 60-step horizon (the paper: "
