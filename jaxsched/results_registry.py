@@ -868,8 +868,8 @@ ITEMS: list[Item] = [
         "compact no worse than image, as the paper finds; greedy leaves jobs unfinished on 3 of 5 seeds",
         config="configs/mdp_ppo_image.yaml", checkpoint_every=125,
         note="Trained and evaluated on one NVIDIA H200 (jax 0.11.2; 119 s of training for the 5 seeds, 143k steps/s "
-             "logged) by results/sweep_mdp_image_3m/device_run.sh; on the 2-core CPU it would take hours (the first "
-             "layer reads the 20 x 708 image). The checkpoint (21 MB) is not kept."),
+             "logged) by results/sweep_mdp_image_3m/device_run.sh; on the 2-core CPU ~100 min (3.3 s per iteration "
+             "for 5 seeds, measured on bracis-10; the first layer reads the 20 x 708 image). The checkpoint (21 MB) is not kept."),
     mdp_budget_item(
         "sweep_mdp_image_3m_scenarios",
         "BRACIS'21 Fig. 4's image agent at the paper's budget on the largest scenarios after bracis-7 (64 processors; "
@@ -878,8 +878,8 @@ ITEMS: list[Item] = [
         "env=bracis-10,bracis-9,bracis-8,bracis-6", 4 * 4000,
         "2 of 4 cells so far (resumable; bracis-8, -6 to run), sampled, every job finished: bracis-10 IQM 9.094 "
         "[8.908, 9.208] vs SJF 4.483, Packer 9.805; bracis-9 2.066 [1.956, 2.144] vs SJF 1.668, Packer 2.265 (3/3 beat "
-        "Packer, 0/3 SJF on both); behind the compact + sparse + reduced agents (7.800, 1.881) and far behind the "
-        "separate critic's (2.919, 1.376)",
+        "Packer, 0/3 SJF on both); behind compact + sparse + reduced on bracis-10 (7.800, CIs apart), level on "
+        "bracis-9 (1.881); far behind the separate critic's (2.919, 1.376)",
         config="configs/mdp_ppo_image.yaml", checkpoint_every=125, seeds=3,
         note="Run on the 2-core CPU (1.9-2.0 s per iteration for 3 seeds, ~62 min of training per scenario; the first "
              "layer reads the 20 x 708 image) from runs/cpu_image/ and copied here without checkpoints (42 MB per "
