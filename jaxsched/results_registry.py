@@ -869,12 +869,13 @@ ITEMS: list[Item] = [
         config="configs/mdp_ppo_image.yaml", checkpoint_every=125,
         note="Trained and evaluated on one NVIDIA H200 (jax 0.11.2; 119 s of training for the 5 seeds, 143k steps/s "
              "logged) by results/sweep_mdp_image_3m/device_run.sh; on the 2-core CPU ~100 min (3.3 s per iteration "
-             "for 5 seeds, measured on bracis-10; the first layer reads the 20 x 708 image). The checkpoint (21 MB) is not kept."),
+             "for 5 seeds, measured on bracis-10; the first layer reads the 20 x 708 image). The checkpoint (21 MB) "
+             "is not kept."),
     mdp_budget_item(
         "sweep_mdp_image_3m_scenarios",
         "BRACIS'21 Fig. 4's image agent at the paper's budget on the largest scenarios after bracis-7 (64 processors; "
         "the issue: image agents on at least the four largest): the image-like MDP's PPO as sweep_mdp_image_3m, "
-        "3 seeds per scenario (the issue's floor for runs over 30 min: ~65 min per scenario on the 2-core CPU)",
+        "3 seeds per scenario (the issue's floor for runs over 30 min: ~62 min per scenario on the 2-core CPU)",
         "env=bracis-10,bracis-9,bracis-8,bracis-6", 4 * 4000,
         "2 of 4 cells so far (resumable; bracis-8, -6 to run), sampled, every job finished: bracis-10 IQM 9.094 "
         "[8.908, 9.208] vs SJF 4.483, Packer 9.805; bracis-9 2.066 [1.956, 2.144] vs SJF 1.668, Packer 2.265 (3/3 beat "
