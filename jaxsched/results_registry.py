@@ -877,14 +877,16 @@ ITEMS: list[Item] = [
         "the issue: image agents on at least the four largest): the image-like MDP's PPO as sweep_mdp_image_3m, "
         "3 seeds per scenario (the issue's floor for runs over 30 min: ~62 min per scenario on the 2-core CPU)",
         "env=bracis-10,bracis-9,bracis-8,bracis-6", 4 * 4000,
-        "2 of 4 cells so far (resumable; bracis-8, -6 to run), sampled, every job finished: bracis-10 IQM 9.094 "
-        "[8.908, 9.208] vs SJF 4.483, Packer 9.805; bracis-9 2.066 [1.956, 2.144] vs SJF 1.668, Packer 2.265 (3/3 beat "
-        "Packer, 0/3 SJF on both); behind compact + sparse + reduced on bracis-10 (7.800, CIs apart), level on "
-        "bracis-9 (1.881); far behind the separate critic's (2.919, 1.376)",
+        "sampled, every job finished, 3/3 seeds beat Packer and 0/3 SJF on each: bracis-10 IQM 9.094 [8.908, 9.208] "
+        "vs SJF 4.483, Packer 9.805; bracis-9 2.066 [1.956, 2.144] vs 1.668, 2.265; bracis-8 6.113 [5.852, 6.282] vs "
+        "3.457, 7.244; bracis-6 2.410 [2.248, 2.526] vs 1.971, 2.643; behind compact + sparse + reduced on bracis-10 "
+        "(7.800, CIs apart), level on -9, -8, -6 (1.881, 5.838, 2.580); behind the separate critic's except level on "
+        "bracis-6 (2.259)",
         config="configs/mdp_ppo_image.yaml", checkpoint_every=125, seeds=3,
         note="Run on the 2-core CPU (1.9-2.0 s per iteration for 3 seeds, ~62 min of training per scenario; the first "
              "layer reads the 20 x 708 image) from runs/cpu_image/ and copied here without checkpoints (42 MB per "
-             "cell). Resumable: a finished scenario's cell is skipped."),
+             "cell). Resumable: a finished scenario's cell is skipped (bracis-10, -9 ran at stop 41, bracis-8, -6 at stop 42: "
+             "61 min 49 s and 60 min 46 s of training)."),
     mdp_budget_item(
         "sweep_mdp_sparse_reduced_3m_h60",
         "BRACIS'21's H = 60 test: the compact + sparse + reduced sweep with a 60-step horizon (the paper: "
