@@ -906,8 +906,10 @@ ITEMS: list[Item] = [
         "BRACIS'21 at the paper's budget on the other eight scenarios (Fig. 4): compact + sparse + reduced PPO, "
         "5 seeds per scenario",
         "env=bracis-10,bracis-9,bracis-8,bracis-6,bracis-5,bracis-4,bracis-3,bracis-2", 8 * 1100,
-        "6 of 8 cells so far (resumable; bracis-4, -3 to run): sampled IQM 1.1-1.7x SJF; 29 of 30 seeds beat Packer "
-        "(bracis-6: 4/5, IQM 2.58 vs Packer 2.64); one bracis-9 seed beats SJF (1.647 vs 1.668)"),
+        "8 of 8 cells, every job finished sampled: sampled IQM 1.1-1.7x SJF; 37 of 40 seeds beat Packer (bracis-6: "
+        "4/5, IQM 2.58 vs Packer 2.64; bracis-3: 3/5, 1.973 vs 1.965); one bracis-9 seed beats SJF (1.647 vs 1.668)",
+        note="bracis-4 and -3 ran alone at stop 42 (--shard 5/8, 6/8 of the same command: 5 min 0 s and 4 min 9 s of "
+             "training on the 2-core CPU); the six others earlier, with two other runs on the CPU (18-30 min)."),
     mdp_budget_item(
         "sweep_mdp_sparse_reduced_3m_separate_critic",
         "BRACIS'21's networks at the paper's budget: compact + sparse + reduced PPO with a separate actor and "
