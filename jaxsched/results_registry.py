@@ -885,8 +885,8 @@ ITEMS: list[Item] = [
         config="configs/mdp_ppo_image.yaml", checkpoint_every=125, seeds=3,
         note="Run on the 2-core CPU (1.9-2.0 s per iteration for 3 seeds, ~62 min of training per scenario; the first "
              "layer reads the 20 x 708 image) from runs/cpu_image/ and copied here without checkpoints (42 MB per "
-             "cell). Resumable: a finished scenario's cell is skipped (bracis-10, -9 ran at stop 41, bracis-8, -6 at stop 42: "
-             "61 min 49 s and 60 min 46 s of training)."),
+             "cell). Resumable: a finished scenario's cell is skipped (bracis-10, -9 ran at stop 41, bracis-8, -6 "
+             "at stop 42: 61 min 49 s and 60 min 46 s of training)."),
     mdp_budget_item(
         "sweep_mdp_sparse_reduced_3m_h60",
         "BRACIS'21's H = 60 test: the compact + sparse + reduced sweep with a 60-step horizon (the paper: "
