@@ -928,6 +928,19 @@ ITEMS: list[Item] = [
         "vs 3.457, bracis-5 2.314 [2.194, 2.484] vs 3.208, bracis-4 2.169 [2.131, 2.256] vs 2.673 (5/5 seeds beat SJF on "
         "each); bracis-1 2.256 [2.218, 2.300] vs SJF 2.013, bracis-6 2.259 [2.159, 2.324] vs 1.971 (5/5 beat Packer on "
         "both), bracis-3 1.789 [1.751, 1.973] vs 1.639 (4/5 beat Packer's 1.965)"),
+    mdp_budget_item(
+        "sweep_mdp_image_separate_critic_3m_scenarios",
+        "BRACIS'21 Fig. 4's image agent with the paper's networks (a separate actor and critic: 301,068 parameters at "
+        "10 processors, the paper's count) at the paper's budget on the two 10-processor scenarios, 5 seeds",
+        "algo_options.separate_critic=true env=bracis-1,bracis-2", 3900,
+        "sampled, every job finished, 5/5 seeds beat Packer, 0/5 SJF: bracis-1 IQM 2.089 [2.058, 2.158] vs SJF 2.013, "
+        "Packer 2.674, ahead of the compact separate critic (2.256 [2.218, 2.300], CIs apart); bracis-2 5.647 "
+        "[5.240, 5.884] vs 4.864, 9.751, far behind the compact separate critic (2.936 [2.865, 3.189])",
+        config="configs/mdp_ppo_image.yaml", checkpoint_every=125,
+        note="Run on the 2-core CPU from runs/cpu_image_sep/ (~1 s per iteration for the 5 seeds vmapped on the "
+             "20 x 114 image; bracis-1 31 min 38 s of training, partly beside another run, bracis-2 28 min 27 s) and "
+             "copied here with the final checkpoint only (8 MB per cell). The 38- and 64-processor scenarios "
+             "(20 x 422 and 20 x 708 images, two torsos) would take hours per scenario here and are not run."),
     transfer_3m_item(
         "mdp_transfer_3m_separate_critic",
         "BRACIS'21 Fig. 6 with the paper's networks: the separate actor-critic compact + sparse + reduced agent "
