@@ -859,6 +859,14 @@ ITEMS: list[Item] = [
         "3M decisions x 5 seeds: sampled IQM 1.487 [1.466, 1.556] vs SJF 1.383, Packer 1.605 (5/5 beat Packer, 0/5 "
         "SJF, every job finished): level with compact + sparse + reduced (1.471)"),
     mdp_budget_item(
+        "sweep_mdp_compact_3m_small",
+        "BRACIS'21 Fig. 4 on the two 10-processor scenarios: compact PPO in the image agent's MDP (time-based steps, "
+        "every job in the reward, the shared trunk) at the paper's budget, 5 seeds, beside sweep_mdp_image_3m_small",
+        "env_options.stepping=time env_options.reward_jobs=all env=bracis-1,bracis-2", 660,
+        "sampled, every job finished, 0/5 seeds reach SJF: bracis-1 IQM 2.596 [2.538, 2.699] vs SJF 2.013, Packer "
+        "2.674 (3/5 beat Packer); bracis-2 9.249 [9.088, 9.332] vs 4.864, 9.751 (5/5)",
+        note="~4 min of training per scenario for the 5 seeds on the 2-core CPU, beside another run (stop 43)."),
+    mdp_budget_item(
         "sweep_mdp_image_3m",
         "BRACIS'21 Figs. 3-4 at the paper's budget: the image-like (base) MDP's PPO (configs/mdp_ppo_image.yaml: "
         "time-based steps, every job in the reward, the shared 2 x 64 trunk) on bracis-7, 5 seeds (one GPU)",
@@ -887,6 +895,17 @@ ITEMS: list[Item] = [
              "layer reads the 20 x 708 image) from runs/cpu_image/ and copied here without checkpoints (42 MB per "
              "cell). Resumable: a finished scenario's cell is skipped (bracis-10, -9 ran at stop 41, bracis-8, -6 "
              "at stop 42: 61 min 49 s and 60 min 46 s of training)."),
+    mdp_budget_item(
+        "sweep_mdp_image_3m_small",
+        "BRACIS'21 Fig. 4's image agent at the paper's budget on the two 10-processor scenarios: the image-like "
+        "MDP's PPO as sweep_mdp_image_3m, 5 seeds, beside the compact agent in the same MDP (sweep_mdp_compact_3m_small)",
+        "env=bracis-1,bracis-2", 2400,
+        "sampled, every job finished, 5/5 seeds beat Packer, 0/5 SJF: bracis-1 IQM 2.304 [2.278, 2.389] vs SJF 2.013, "
+        "Packer 2.674, ahead of compact in the same MDP (2.596 [2.538, 2.699], CIs apart); bracis-2 8.942 [8.520, "
+        "9.331] vs 4.864, 9.751, level with compact (9.249 [9.088, 9.332]): image no worse than compact here",
+        config="configs/mdp_ppo_image.yaml", checkpoint_every=125,
+        note="Run on the 2-core CPU from runs/cpu_image_small/ (bracis-1 15 min 51 s, bracis-2 19 min 51 s of "
+             "training for the 5 seeds, partly beside other runs) and copied here with the final checkpoint only."),
     mdp_budget_item(
         "sweep_mdp_sparse_reduced_3m_h60",
         "BRACIS'21's H = 60 test: the compact + sparse + reduced sweep with a 60-step horizon (the paper: "
