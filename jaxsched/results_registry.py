@@ -859,13 +859,16 @@ ITEMS: list[Item] = [
         "3M decisions x 5 seeds: sampled IQM 1.487 [1.466, 1.556] vs SJF 1.383, Packer 1.605 (5/5 beat Packer, 0/5 "
         "SJF, every job finished): level with compact + sparse + reduced (1.471)"),
     mdp_budget_item(
-        "sweep_mdp_compact_3m_small",
-        "BRACIS'21 Fig. 4 on the two 10-processor scenarios: compact PPO in the image agent's MDP (time-based steps, "
-        "every job in the reward, the shared trunk) at the paper's budget, 5 seeds, beside sweep_mdp_image_3m_small",
-        "env_options.stepping=time env_options.reward_jobs=all env=bracis-1,bracis-2", 660,
-        "sampled, every job finished, 0/5 seeds reach SJF: bracis-1 IQM 2.596 [2.538, 2.699] vs SJF 2.013, Packer "
-        "2.674 (3/5 beat Packer); bracis-2 9.249 [9.088, 9.332] vs 4.864, 9.751 (5/5)",
-        note="~4 min of training per scenario for the 5 seeds on the 2-core CPU, beside another run (stop 43)."),
+        "sweep_mdp_compact_3m_scenarios",
+        "BRACIS'21 Fig. 4 in one MDP: compact PPO in the image agent's MDP (time-based steps, every job in the reward, "
+        "the shared trunk) at the paper's budget on the six other scenarios with image agents, 5 seeds each",
+        "env_options.stepping=time env_options.reward_jobs=all env=bracis-1,bracis-2,bracis-10,bracis-9,bracis-8,"
+        "bracis-6", 1900,
+        "sampled, every job finished, 0/5 seeds reach SJF on each: bracis-1 IQM 2.596, -2 9.249, -10 8.853, -9 2.009, "
+        "-8 6.605, -6 2.618; against the image agents in the same MDP: behind on bracis-1, -8, -6 (CIs apart), level "
+        "on -2, -10, -9 (and -7: sweep_mdp_compact_3m): compact is never ahead of image in one MDP",
+        note="3-5 min of training per scenario for the 5 seeds on the 2-core CPU, partly beside other runs (stop 43); "
+             "the final checkpoint of each cell kept."),
     mdp_budget_item(
         "sweep_mdp_image_3m",
         "BRACIS'21 Figs. 3-4 at the paper's budget: the image-like (base) MDP's PPO (configs/mdp_ppo_image.yaml: "
@@ -898,7 +901,7 @@ ITEMS: list[Item] = [
     mdp_budget_item(
         "sweep_mdp_image_3m_small",
         "BRACIS'21 Fig. 4's image agent at the paper's budget on the two 10-processor scenarios: the image-like "
-        "MDP's PPO as sweep_mdp_image_3m, 5 seeds, beside the compact agent in the same MDP (sweep_mdp_compact_3m_small)",
+        "MDP's PPO as sweep_mdp_image_3m, 5 seeds, beside the compact agent in the same MDP (sweep_mdp_compact_3m_scenarios)",
         "env=bracis-1,bracis-2", 2400,
         "sampled, every job finished, 5/5 seeds beat Packer, 0/5 SJF: bracis-1 IQM 2.304 [2.278, 2.389] vs SJF 2.013, "
         "Packer 2.674, ahead of compact in the same MDP (2.596 [2.538, 2.699], CIs apart); bracis-2 8.942 [8.520, "
