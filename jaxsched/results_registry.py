@@ -901,7 +901,8 @@ ITEMS: list[Item] = [
     mdp_budget_item(
         "sweep_mdp_image_3m_small",
         "BRACIS'21 Fig. 4's image agent at the paper's budget on the two 10-processor scenarios: the image-like "
-        "MDP's PPO as sweep_mdp_image_3m, 5 seeds, beside the compact agent in the same MDP (sweep_mdp_compact_3m_scenarios)",
+        "MDP's PPO as sweep_mdp_image_3m, 5 seeds, beside the compact agent in the same MDP "
+        "(sweep_mdp_compact_3m_scenarios)",
         "env=bracis-1,bracis-2", 2400,
         "sampled, every job finished, 5/5 seeds beat Packer, 0/5 SJF: bracis-1 IQM 2.304 [2.278, 2.389] vs SJF 2.013, "
         "Packer 2.674, ahead of compact in the same MDP (2.596 [2.538, 2.699], CIs apart); bracis-2 8.942 [8.520, "
