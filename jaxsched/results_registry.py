@@ -963,7 +963,20 @@ ITEMS: list[Item] = [
         note="Run on the 2-core CPU from runs/cpu_image_sep/ (~1 s per iteration for the 5 seeds vmapped on the "
              "20 x 114 image; bracis-1 31 min 38 s of training, partly beside another run, bracis-2 28 min 27 s) and "
              "copied here with the final checkpoint only (8 MB per cell). The 38- and 64-processor scenarios "
-             "(20 x 422 and 20 x 708 images, two torsos) would take hours per scenario here and are not run."),
+             "(20 x 422 and 20 x 708 images, two torsos) would take hours per scenario here; bracis-7 ran as "
+             "sweep_mdp_image_separate_critic_3m_bracis7."),
+    mdp_budget_item(
+        "sweep_mdp_image_separate_critic_3m_bracis7",
+        "BRACIS'21 Fig. 4's image agent with the paper's networks (a separate actor and critic: 1,821,708 parameters "
+        "at 64 processors, the paper's count) at the paper's budget on bracis-7, 3 seeds (a run over 30 min)",
+        "algo_options.separate_critic=true env=bracis-7", 6780,
+        "sampled, every job finished, 3/3 seeds beat Packer, 0/3 SJF: IQM 1.509 [1.475, 1.550] vs SJF 1.383, "
+        "Packer 1.605, level with the shared-trunk image agent (1.519 [1.509, 1.530]), far behind compact + sparse + "
+        "reduced with the same networks (1.267 [1.247, 1.302], CIs apart); greedy 1.476 with every job finished",
+        config="configs/mdp_ppo_image.yaml", checkpoint_every=125, seeds=3,
+        note="Run on the 2-core CPU from runs/cpu_image_sep64/ (3.5 s per iteration for the 3 seeds vmapped on the "
+             "two 20 x 708 torsos: 1 h 50 min of training, 2 min of evaluation) and copied here without its "
+             "checkpoints (24 MB for the final one; the command regenerates them)."),
     transfer_3m_item(
         "mdp_transfer_3m_separate_critic",
         "BRACIS'21 Fig. 6 with the paper's networks: the separate actor-critic compact + sparse + reduced agent "
