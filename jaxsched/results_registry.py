@@ -911,6 +911,17 @@ ITEMS: list[Item] = [
         note="Run on the 2-core CPU from runs/cpu_image_small/ (bracis-1 15 min 51 s, bracis-2 19 min 51 s of "
              "training for the 5 seeds, partly beside other runs) and copied here with the final checkpoint only."),
     mdp_budget_item(
+        "sweep_mdp_image_3m_small_ent_coef",
+        "Is entropy collapse what holds the shared-trunk image agent back? sweep_mdp_image_3m_small's bracis-1 cell "
+        "with 5x the entropy coefficient (0.05), 5 seeds",
+        "algo_options.ent_coef=0.05 env=bracis-1", 1080,
+        "sampled, every job finished, 5/5 seeds beat Packer, 0/5 SJF: IQM 2.456 [2.408, 2.493] vs SJF 2.013, Packer "
+        "2.674, worse than ent_coef 0.01 (2.304 [2.278, 2.389], CIs apart) though its entropy stays up (0.132 vs "
+        "0.032 over the last 375 iterations): entropy collapse is not what keeps it behind the separate critic (2.089)",
+        config="configs/mdp_ppo_image.yaml",
+        note="Run on the 2-core CPU from runs/cpu_image_ent/ (16 min of training for the 5 seeds) and copied here "
+             "without its checkpoints (the command regenerates them)."),
+    mdp_budget_item(
         "sweep_mdp_sparse_reduced_3m_h60",
         "BRACIS'21's H = 60 test: the compact + sparse + reduced sweep with a 60-step horizon (the paper: "
         "indistinguishable from H = 20)",
