@@ -922,6 +922,17 @@ ITEMS: list[Item] = [
         note="Run on the 2-core CPU from runs/cpu_image_ent/ (16 min of training for the 5 seeds) and copied here "
              "without its checkpoints (the command regenerates them)."),
     mdp_budget_item(
+        "sweep_mdp_image_3m_small_vf_coef",
+        "Is the value loss swamping the shared trunk? sweep_mdp_image_3m_small's bracis-1 cell with a 5x smaller "
+        "value weight (vf_coef 0.1), 5 seeds",
+        "algo_options.vf_coef=0.1 env=bracis-1", 1080,
+        "sampled, every job finished, 5/5 seeds beat Packer, 0/5 SJF: IQM 2.371 [2.310, 2.516] vs SJF 2.013, Packer "
+        "2.674, level with vf_coef 0.5 (2.304 [2.278, 2.389]) and behind the separate critic (2.089 [2.058, 2.158]): "
+        "neither the entropy nor the value weight closes the gap; the separate torso carries it",
+        config="configs/mdp_ppo_image.yaml",
+        note="Run on the 2-core CPU from runs/cpu_image_vf/ (15 min 10 s of training for the 5 seeds) and copied here "
+             "without its checkpoints (the command regenerates them)."),
+    mdp_budget_item(
         "sweep_mdp_sparse_reduced_3m_h60",
         "BRACIS'21's H = 60 test: the compact + sparse + reduced sweep with a 60-step horizon (the paper: "
         "indistinguishable from H = 20)",
