@@ -11,7 +11,8 @@ import pytest
 from jaxsched.core.runs import FORMAT_VERSION
 from jaxsched.core.unfinished import LEGEND
 from jaxsched.errors import UsageError
-from jaxsched.studies import mdp_transfer
+from jaxsched.core import stats
+from jaxsched.studies import mdp_fig4_budget, mdp_transfer
 from jaxsched.studies.mdp_study import fig4_markdown, read_metrics
 
 
@@ -77,11 +78,63 @@ def test_transfer_table_says_whether_the_transferred_agent_beats_the_specialised
 def test_transfer_refuses_a_sweep_without_finished_cells_and_a_scenario_trained_twice(tmp_path):
     (tmp_path / "empty" / "cells" / "c0").mkdir(parents=True)
     with pytest.raises(UsageError, match="no finished cell"):
-        mdp_transfer.specialised_cells([tmp_path / "empty"])
+        mdp_transfer.cells_by_scenario([tmp_path / "empty"])
     for sweep in ("a", "b"):
         cell = tmp_path / sweep / "cells" / "c0"
         cell.mkdir(parents=True)
         (cell / "eval.json").write_text("{}")
         (cell / "config.json").write_text(json.dumps({"format": FORMAT_VERSION, "config": {"env": "bracis-1"}}))
     with pytest.raises(UsageError, match="bracis-1 is trained in both"):
-        mdp_transfer.specialised_cells([tmp_path / "a", tmp_path / "b"])
+        mdp_transfer.cells_by_scenario([tmp_path / "a", tmp_path / "b"])
+
+
+def _sweep(root, name: str, cells: dict, sjf: float = 2.0, packer: float = 3.0):
+    """A hand-made sweep folder: ``{env: [(sampled slowdown, finished of 10), ...]}``, one cell per scenario."""
+    for index, (env, seeds) in enumerate(cells.items()):
+        cell = root / name / "cells" / f"cell{index:03d}"
+        cell.mkdir(parents=True)
+        config = {"env": env, "seeds": list(range(len(seeds)))}
+        (cell / "config.json").write_text(json.dumps({"format": FORMAT_VERSION, "config": config}))
+        policies = {"sjf": {"mean_slowdown": sjf}, "packer": {"mean_slowdown": packer},
+                    "fcfs": {"mean_slowdown": 4.0}}
+        for seed, (value, finished) in enumerate(seeds):
+            policies[f"trained-s{seed}-sampled"] = {"mean_slowdown": value, "finished": finished, "jobs": 10}
+        (cell / "eval.json").write_text(json.dumps({"jobsets": 2, "seed": 7, "policies": policies}))
+    return root / name
+
+
+def test_fig4_budget_pools_seeds_per_scenario_and_relative_to_sjf_over_scenarios(tmp_path):
+    a = _sweep(tmp_path, "a", {"bracis-2": [(1.0, 10), (1.2, 10), (1.1, 10), (1.3, 10)],
+                               "bracis-10": [(1.5, 10), (1.9, 4), (1.6, 10), (1.4, 10)]})
+    b = _sweep(tmp_path, "b", {"bracis-2": [(2.5, 10), (2.6, 10), (3.1, 10)]})
+    result = mdp_fig4_budget.study({"good": [a], "poor": [b]}, tmp_path / "out")
+    good = result["agents"]["good"]
+    assert list(good["scenarios"]) == ["bracis-2", "bracis-10"]  # natural order
+    assert good["scenarios"]["bracis-2"]["iqm"] == pytest.approx(stats.iqm([1.0, 1.2, 1.1, 1.3]))
+    relative = {"bracis-2": np.array([1.0, 1.2, 1.1, 1.3]) / 2.0, "bracis-10": np.array([1.5, 1.9, 1.6, 1.4]) / 2.0}
+    assert good["relative_to_sjf"]["iqm"] == pytest.approx(stats.iqm(relative))
+    low, high = stats.stratified_bootstrap_ci(relative, stats.iqm, reps=mdp_fig4_budget.REPS)
+    assert (good["relative_to_sjf"]["ci_low"], good["relative_to_sjf"]["ci_high"]) == pytest.approx((low, high))
+    assert result["common_scenarios"] == ["bracis-2"]
+    assert good["relative_to_sjf_common"]["iqm"] == pytest.approx(stats.iqm(relative["bracis-2"]))
+    # the seed at 1.9 finished 4 of 10 jobs: below SJF's 2.0 but not counted as beating it
+    assert (good["seeds_beating_sjf"], good["seeds"], good["finished"], good["jobs"]) == (7, 8, 74, 80)
+    assert result["agents"]["poor"]["seeds_beating_packer"] == 2
+    text = (tmp_path / "out" / "fig4.md").read_text()
+    assert "| bracis-2 | **1.150 [" in text and "| bracis-10 | 1.550 [" in text and " (4) * |" in text
+    assert "| poor | 1 | 1.367 [" in text and LEGEND in text
+    assert (tmp_path / "out" / "fig4.png").stat().st_size > 0
+    assert json.loads((tmp_path / "out" / "fig4.json").read_text())["heuristics"]["bracis-2"]["sjf"] == 2.0
+
+
+def test_fig4_budget_refuses_other_held_out_jobsets_and_a_scenario_trained_twice(tmp_path):
+    a = _sweep(tmp_path, "a", {"bracis-1": [(1.0, 10)]})
+    other = _sweep(tmp_path, "other", {"bracis-1": [(1.0, 10)]}, sjf=2.5)
+    with pytest.raises(UsageError, match="sjf is 2.0 in .* but 2.5 .* not the same held-out jobsets"):
+        mdp_fig4_budget.study({"x": [a], "y": [other]}, tmp_path / "out")
+    with pytest.raises(UsageError, match="bracis-1 is trained in both"):
+        mdp_fig4_budget.study({"x": [a, other]}, tmp_path / "out")
+    with pytest.raises(UsageError, match="expected LABEL=SWEEP_DIR"):
+        mdp_fig4_budget.parse_agents(["nolabel"])
+    with pytest.raises(UsageError, match="not a sweep folder"):
+        mdp_fig4_budget.parse_agents([f"x={tmp_path / 'missing'}"])

@@ -148,6 +148,32 @@ def box_groups(values: dict[str, dict[int, np.ndarray]], path: Path, xlabel: str
     _save(fig, ax, path, xlabel, ylabel, title, note=note)
 
 
+def grouped_intervals(groups: list[str], series: dict[str, dict[str, tuple[float, float, float]]],
+                      marks: dict[str, dict[str, float]], path: Path, ylabel: str,
+                      reference: tuple[str, float] | None = None, title: str = "") -> None:
+    """Per group (e.g. scenario), one point with its interval per series, side by side:
+    ``{series: {group: (centre, low, high)}}``; a group a series lacks gets no point. ``marks``:
+    ``{name: {group: level}}`` drawn as short black ticks (e.g. a heuristic's level), ``reference`` a
+    horizontal line (e.g. the level everything is divided by)."""
+    place = {group: i for i, group in enumerate(groups)}
+    width = 0.8 / max(len(series), 1)
+    fig, ax = plt.subplots(figsize=(max(6.5, 0.9 * len(groups) + 2.5), 4))
+    for i, (name, points) in enumerate(series.items()):
+        present = [g for g in groups if g in points]
+        x = np.array([place[g] + (i - (len(series) - 1) / 2) * width for g in present])
+        centre, low, high = (np.array([points[g][k] for g in present]) for k in range(3))
+        ax.errorbar(x, centre, yerr=[centre - low, high - centre], fmt="o", ms=4, capsize=2, color=f"C{i}",
+                    label=name)
+    for j, (name, levels) in enumerate(marks.items()):
+        present = [g for g in groups if g in levels]
+        ax.scatter([place[g] for g in present], [levels[g] for g in present], marker="_", s=600, color="k",
+                   linewidths=1.5 if j == 0 else 1.0, label=name)
+    if reference is not None:
+        ax.axhline(reference[1], linestyle="--", color="grey", label=reference[0])
+    ax.set_xticks(range(len(groups)), groups, rotation=30)
+    _save(fig, ax, path, "", ylabel, title, legend_outside=True)
+
+
 HEURISTIC_STYLES = ((0, (6, 3)), ":", "-.", (0, (3, 1, 1, 1, 1, 1)), (0, (1, 3)), (0, (8, 2, 2, 2)))
 HEURISTIC_MARKERS = ("s", "^", "D", "v", "P", "X")
 

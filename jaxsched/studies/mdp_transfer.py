@@ -44,18 +44,18 @@ def experiment_on(run_dir: Path, env: str, stepping: str) -> Experiment:
     return Experiment.from_config(train_config({**saved, "env": env, "env_options": options}))
 
 
-def specialised_cells(sweeps: list[Path]) -> dict[str, Path]:
+def cells_by_scenario(sweeps: list[Path]) -> dict[str, Path]:
     """``{scenario: cell run dir}`` of the sweeps' finished cells (those with ``eval.json``); a scenario
-    trained in two of them is an error (which agents are "its own" would be ambiguous)."""
+    trained in two of them is an error (which agent stands for it would be ambiguous)."""
     cells = {}
     for sweep in sweeps:
         found = [cell for cell in sorted((sweep / "cells").glob("*")) if (cell / "eval.json").exists()]
         if not found:
-            raise UsageError(f"--specialised {sweep}: no finished cell (cells/*/eval.json)")
+            raise UsageError(f"{sweep}: no finished cell (cells/*/eval.json)")
         for cell in found:
             env = read_run_config(cell)["env"]
             if env in cells:
-                raise UsageError(f"--specialised: {env} is trained in both {cells[env]} and {cell}")
+                raise UsageError(f"{env} is trained in both {cells[env]} and {cell}")
             cells[env] = cell
     return cells
 
@@ -81,7 +81,7 @@ def transfer(run_dir: Path, scenarios: list[str], *, all_seeds: bool = False, sa
     _, states = load_run(run_dir)
     config = read_run_config(run_dir)
     seeds = list(config["seeds"]) if all_seeds else list(config["seeds"])[:1]
-    own = specialised_cells(list(specialised)) if specialised else {}
+    own = cells_by_scenario(list(specialised)) if specialised else {}
     key = jax.random.PRNGKey(SEED + 1)
     results = {"trained_on": config["env"], "env_options": config.get("env_options"), "run": str(run_dir),
                "seeds": seeds, "policy": "sampled" if sampled else "greedy", "stepping": stepping,

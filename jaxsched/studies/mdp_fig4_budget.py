@@ -1,0 +1,222 @@
+"""BRACIS'21 Fig. 4 at the paper's budget: every agent type on every scenario, over seeds, in one table.
+
+    python -m jaxsched.studies.mdp_fig4_budget --out results/mdp_fig4_3m LABEL=SWEEP_DIR[,SWEEP_DIR...] ...
+
+Each ``LABEL`` is one agent type (e.g. compact + sparse + reduced with a separate critic) and its sweeps
+(``jaxsched.sweep`` output folders) whose finished cells (``cells/*/eval.json``) were trained one per
+scenario. The sweeps keep each seed's held-out result, so this only reads and aggregates them; the
+measure is the paper's: the sampled policy's mean slowdown on the same held-out jobsets as the
+heuristics. Writes into ``--out``:
+
+- ``fig4.md``: per scenario, each agent's interquartile mean and 95% stratified-bootstrap CI over seeds
+  beside SJF and Packer; per agent, its slowdown relative to SJF (agent / SJF, one value per scenario and
+  seed) pooled over the scenarios it ran (the bootstrap stratified by scenario) and over the scenarios
+  every agent ran, seeds beating SJF / Packer and ``finished / jobs``;
+- ``fig4.json``: the same numbers with every seed's value;
+- ``fig4.png``: per scenario, each agent's IQM and CI relative to SJF (SJF = 1) with Packer's level.
+
+Agents are only compared on identical held-out jobsets: a scenario whose heuristics differ between two
+sweeps (another ``eval_seed`` or ``eval_jobsets``) is refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+
+from jaxsched.core import stats
+from jaxsched.core.plotting import grouped_intervals
+from jaxsched.core.runs import read_run_config, shown_path
+from jaxsched.core.unfinished import LEGEND, MARK
+from jaxsched.errors import UsageError
+from jaxsched.studies.mdp_transfer import cells_by_scenario
+
+METRIC = "mean_slowdown"
+HEURISTICS = ("sjf", "packer", "fcfs")  # deterministic: equal on equal held-out jobsets
+REPS = 2000  # bootstrap resamples, as jaxsched.sweep's reports
+
+
+def scenario_key(env: str) -> tuple:
+    """Natural order: bracis-2 before bracis-10."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", env))
+
+
+def read_agent(sweeps: list[Path]) -> dict[str, dict]:
+    """``{scenario: {"cell", "seeds", "values", "finished", "jobs", "heuristics", "jobsets", "eval_seed"}}`` of
+    the sampled policies in the sweeps' finished cells, one per scenario."""
+    scenarios = {}
+    for env, cell in cells_by_scenario(sweeps).items():
+        evaluation = json.loads((cell / "eval.json").read_text())
+        policies = evaluation["policies"]
+        seeds = list(read_run_config(cell)["seeds"])
+        sampled = [policies[f"trained-s{seed}-sampled"] for seed in seeds]
+        scenarios[env] = {
+            "cell": shown_path(cell), "seeds": seeds, "values": [p[METRIC] for p in sampled],
+            "finished": [int(p["finished"]) for p in sampled], "jobs": [int(p["jobs"]) for p in sampled],
+            "heuristics": {name: policies[name][METRIC] for name in HEURISTICS if name in policies},
+            "jobsets": evaluation["jobsets"], "eval_seed": evaluation["seed"]}
+    return scenarios
+
+
+def shared_heuristics(agents: dict[str, dict[str, dict]]) -> dict[str, dict]:
+    """Per scenario, the heuristics' held-out slowdowns, checked equal across every agent's cell."""
+    levels = {}
+    for label, scenarios in agents.items():
+        for env, cell in scenarios.items():
+            mine = {"jobsets": cell["jobsets"], "eval_seed": cell["eval_seed"], **cell["heuristics"]}
+            if "sjf" not in mine:
+                raise UsageError(f"{cell['cell']}: its eval.json has no SJF to compare against")
+            first = levels.setdefault(env, {**mine, "from": cell["cell"]})
+            for key, value in mine.items():
+                if key in first and not np.isclose(first[key], value, rtol=1e-9, atol=0.0):
+                    raise UsageError(f"{env}: {key} is {first[key]} in {first['from']} but {value} in "
+                                     f"{cell['cell']}: not the same held-out jobsets")
+    return levels
+
+
+def _ratios(cell: dict, sjf: float) -> np.ndarray:
+    return np.asarray(cell["values"], float) / sjf
+
+
+def _interval(values) -> dict:
+    low, high = stats.stratified_bootstrap_ci(values, stats.iqm, reps=REPS)
+    return {"iqm": stats.iqm(values), "ci_low": low, "ci_high": high}
+
+
+def _beating(cell: dict, level: float) -> int:
+    """Seeds below ``level`` that finished every job (one that leaves jobs has not won)."""
+    return sum(v < level and f == j for v, f, j in zip(cell["values"], cell["finished"], cell["jobs"]))
+
+
+def aggregate(agents: dict[str, dict[str, dict]], levels: dict[str, dict]) -> dict:
+    """Per agent: every scenario's IQM [CI]; over its scenarios and over the scenarios all agents share, the
+    IQM [CI] of agent / SJF (stratified by scenario); seeds beating SJF and Packer; finished / jobs."""
+    common = sorted(set.intersection(*(set(s) for s in agents.values())), key=scenario_key)
+    results = {}
+    for label, scenarios in agents.items():
+        order = sorted(scenarios, key=scenario_key)
+        per_scenario = {env: {**{k: scenarios[env][k] for k in ("cell", "seeds", "values", "finished", "jobs")},
+                              **_interval(np.asarray(scenarios[env]["values"], float))} for env in order}
+        relative = {env: _ratios(scenarios[env], levels[env]["sjf"]) for env in order}
+        results[label] = {
+            "scenarios": per_scenario,
+            "relative_to_sjf": {"scenarios": order, **_interval(relative)},
+            "relative_to_sjf_common": ({"scenarios": common, **_interval({env: relative[env] for env in common})}
+                                       if common else None),
+            "seeds": sum(len(scenarios[env]["seeds"]) for env in order),
+            "seeds_beating_sjf": sum(_beating(scenarios[env], levels[env]["sjf"]) for env in order),
+            "seeds_beating_packer": sum(_beating(scenarios[env], levels[env]["packer"]) for env in order
+                                        if "packer" in levels[env]),
+            "finished": sum(sum(scenarios[env]["finished"]) for env in order),
+            "jobs": sum(sum(scenarios[env]["jobs"]) for env in order)}
+    return {"common_scenarios": common, "agents": results}
+
+
+def _span(summary: dict) -> str:
+    return f"{summary['iqm']:.3f} [{summary['ci_low']:.3f}, {summary['ci_high']:.3f}]"
+
+
+def markdown(result: dict) -> str:
+    agents, levels = result["agents"], result["heuristics"]
+    labels = list(agents)
+    envs = sorted(levels, key=scenario_key)
+    lines = ["# BRACIS'21 Fig. 4 at the paper's budget", "",
+             f"Sampled policies' held-out `{METRIC}` (lower is better): IQM [95% stratified-bootstrap CI, {REPS} "
+             "resamples] over seeds; **bold**: the CI lies wholly below SJF's and every job finished. Sweeps: "
+             + "; ".join(f"{label}: {', '.join(result['sweeps'][label])}" for label in labels) + ".", "",
+             "| scenario | " + " | ".join(labels) + " | SJF | Packer |", "|" + "---|" * (len(labels) + 3)]
+    for env in envs:
+        row = [env]
+        for label in labels:
+            cell = agents[label]["scenarios"].get(env)
+            if cell is None:
+                row.append("")
+                continue
+            text, unfinished = f"{_span(cell)} ({len(cell['seeds'])})", sum(cell["finished"]) < sum(cell["jobs"])
+            text = f"{text} {MARK}" if unfinished else f"**{text}**" if cell["ci_high"] < levels[env]["sjf"] else text
+            row.append(text)
+        row += [f"{levels[env]['sjf']:.3f}", f"{levels[env].get('packer', float('nan')):.3f}"]
+        lines.append("| " + " | ".join(row) + " |")
+    lines += ["", "Per agent, slowdown relative to SJF (agent / SJF per scenario and seed; < 1 beats SJF), IQM "
+                  "[95% CI] pooled over scenarios with the bootstrap stratified by scenario:", "",
+              "| agent | scenarios | relative to SJF | on the " + str(len(result["common_scenarios"]))
+              + " scenarios all ran | seeds beating SJF | seeds beating Packer | finished / jobs |",
+              "|---|---|---|---|---|---|---|"]
+    for label in labels:
+        agent = agents[label]
+        common = agent["relative_to_sjf_common"]
+        lines.append(f"| {label} | {len(agent['scenarios'])} | {_span(agent['relative_to_sjf'])} | "
+                     f"{_span(common) if common else ''} | {agent['seeds_beating_sjf']}/{agent['seeds']} | "
+                     f"{agent['seeds_beating_packer']}/{agent['seeds']} | {agent['finished']} / {agent['jobs']}"
+                     + (f" {MARK}" if agent["finished"] < agent["jobs"] else "") + " |")
+    lines += ["", f"Scenarios all agents ran: {', '.join(result['common_scenarios']) or 'none'}. "
+                  "(n): seeds. A seed that leaves jobs unfinished never counts as beating a heuristic.",
+              "", LEGEND + ".", "", "![Fig. 4 relative to SJF](fig4.png)"]
+    return "\n".join(lines) + "\n"
+
+
+def figure(result: dict, path: Path) -> None:
+    levels = result["heuristics"]
+    envs = sorted(levels, key=scenario_key)
+    series = {}
+    for label, agent in result["agents"].items():
+        points = {}
+        for env, cell in agent["scenarios"].items():
+            sjf = levels[env]["sjf"]
+            points[env] = (cell["iqm"] / sjf, cell["ci_low"] / sjf, cell["ci_high"] / sjf)
+        series[label] = points
+    marks = {"Packer": {env: levels[env]["packer"] / levels[env]["sjf"] for env in envs if "packer" in levels[env]}}
+    grouped_intervals(envs, series, marks, path, ylabel="mean slowdown / SJF's (IQM, 95% CI)",
+                      reference=("SJF", 1.0), title="BRACIS'21 Fig. 4 at the paper's budget: sampled, held out")
+
+
+def study(agent_sweeps: dict[str, list[Path]], out: Path) -> dict:
+    agents = {label: read_agent(sweeps) for label, sweeps in agent_sweeps.items()}
+    levels = shared_heuristics(agents)
+    result = {"metric": f"sampled {METRIC}", "sweeps": {label: [shown_path(s) for s in sweeps]
+                                                         for label, sweeps in agent_sweeps.items()},
+              "heuristics": levels, **aggregate(agents, levels)}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "fig4.json").write_text(json.dumps(result, indent=1) + "\n")
+    (out / "fig4.md").write_text(markdown(result))
+    figure(result, out / "fig4.png")
+    return result
+
+
+def parse_agents(texts: list[str]) -> dict[str, list[Path]]:
+    agents = {}
+    for text in texts:
+        label, sep, folders = text.partition("=")
+        if not sep or not label or not folders:
+            raise UsageError(f"{text!r}: expected LABEL=SWEEP_DIR[,SWEEP_DIR...]")
+        if label in agents:
+            raise UsageError(f"agent {label!r} given twice")
+        agents[label] = [Path(folder) for folder in folders.split(",")]
+        for folder in agents[label]:
+            if not (folder / "cells").is_dir():
+                raise UsageError(f"{label}: {folder} is not a sweep folder (no cells/)")
+    if not agents:
+        raise UsageError("name at least one agent: LABEL=SWEEP_DIR[,SWEEP_DIR...]")
+    return agents
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m jaxsched.studies.mdp_fig4_budget",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("agents", nargs="+", help="LABEL=SWEEP_DIR[,SWEEP_DIR...], one per agent type")
+    args = parser.parse_args(argv)
+    result = study(parse_agents(args.agents), args.out)
+    for label, agent in result["agents"].items():
+        print(f"{label:32s} {len(agent['scenarios']):2d} scenarios  relative to SJF {_span(agent['relative_to_sjf'])}  "
+              f"beats SJF {agent['seeds_beating_sjf']}/{agent['seeds']}  finished {agent['finished']}/{agent['jobs']}")
+    print(f"wrote {args.out}/fig4.md, fig4.json, fig4.png")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
