@@ -12,7 +12,7 @@ from jaxsched.core.runs import FORMAT_VERSION
 from jaxsched.core.unfinished import LEGEND
 from jaxsched.errors import UsageError
 from jaxsched.core import stats
-from jaxsched.studies import mdp_fig4_budget, mdp_transfer
+from jaxsched.studies import mdp_budget_figures, mdp_transfer
 from jaxsched.studies.mdp_study import fig4_markdown, read_metrics
 
 
@@ -100,20 +100,26 @@ def _sweep(root, name: str, cells: dict, sjf: float = 2.0, packer: float = 3.0):
         for seed, (value, finished) in enumerate(seeds):
             policies[f"trained-s{seed}-sampled"] = {"mean_slowdown": value, "finished": finished, "jobs": 10}
         (cell / "eval.json").write_text(json.dumps({"jobsets": 2, "seed": 7, "policies": policies}))
+        rows = [{"iteration": i + 1, "seed": seed, "decisions": 100.0, "mean_slowdown": 3.0 - i / 60 + 0.1 * seed,
+                 "wall_s": 1.0} for i in range(60) for seed in range(len(seeds))]
+        with open(cell / "metrics.csv", "w", newline="") as f:
+            writer = csv.DictWriter(f, list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
     return root / name
 
 
-def test_fig4_budget_pools_seeds_per_scenario_and_relative_to_sjf_over_scenarios(tmp_path):
+def test_budget_figures_pool_seeds_per_scenario_and_relative_to_sjf_over_scenarios(tmp_path):
     a = _sweep(tmp_path, "a", {"bracis-2": [(1.0, 10), (1.2, 10), (1.1, 10), (1.3, 10)],
                                "bracis-10": [(1.5, 10), (1.9, 4), (1.6, 10), (1.4, 10)]})
     b = _sweep(tmp_path, "b", {"bracis-2": [(2.5, 10), (2.6, 10), (3.1, 10)]})
-    result = mdp_fig4_budget.study({"good": [a], "poor": [b]}, tmp_path / "out")
+    result = mdp_budget_figures.study({"good": [a], "poor": [b]}, tmp_path / "out")
     good = result["agents"]["good"]
     assert list(good["scenarios"]) == ["bracis-2", "bracis-10"]  # natural order
     assert good["scenarios"]["bracis-2"]["iqm"] == pytest.approx(stats.iqm([1.0, 1.2, 1.1, 1.3]))
     relative = {"bracis-2": np.array([1.0, 1.2, 1.1, 1.3]) / 2.0, "bracis-10": np.array([1.5, 1.9, 1.6, 1.4]) / 2.0}
     assert good["relative_to_sjf"]["iqm"] == pytest.approx(stats.iqm(relative))
-    low, high = stats.stratified_bootstrap_ci(relative, stats.iqm, reps=mdp_fig4_budget.REPS)
+    low, high = stats.stratified_bootstrap_ci(relative, stats.iqm, reps=mdp_budget_figures.REPS)
     assert (good["relative_to_sjf"]["ci_low"], good["relative_to_sjf"]["ci_high"]) == pytest.approx((low, high))
     assert result["common_scenarios"] == ["bracis-2"]
     assert good["relative_to_sjf_common"]["iqm"] == pytest.approx(stats.iqm(relative["bracis-2"]))
@@ -125,16 +131,23 @@ def test_fig4_budget_pools_seeds_per_scenario_and_relative_to_sjf_over_scenarios
     assert "| poor | 1 | 1.367 [" in text and LEGEND in text
     assert (tmp_path / "out" / "fig4.png").stat().st_size > 0
     assert json.loads((tmp_path / "out" / "fig4.json").read_text())["heuristics"]["bracis-2"]["sjf"] == 2.0
+    # Fig. 3: per seed s the curve is 3 - i / 60 + 0.1 s over 60 iterations; the IQM of 4 seeds keeps s = 1, 2
+    curve = json.loads((tmp_path / "out" / "fig3.json").read_text())["curves"]["good"]["bracis-10"]
+    assert curve["first"]["iqm"] == pytest.approx(3.0 - 29.5 / 60 + 0.15)  # all 60 iterations (fewer than 100)
+    assert curve["last_iterations"] == 12 and curve["last"]["iqm"] == pytest.approx(3.0 - 53.5 / 60 + 0.15)
+    assert curve["steps"] == [2500.0, 5000.0]  # every 25th iteration, 100 agent steps each
+    assert curve["iqm"][1] == pytest.approx(np.mean([3.0 - (i - 1) / 60 for i in range(1, 51)]) + 0.15)
+    assert "| bracis-10 | 2.66 -> 2.26 [" in (tmp_path / "out" / "fig3.md").read_text()
 
 
-def test_fig4_budget_refuses_other_held_out_jobsets_and_a_scenario_trained_twice(tmp_path):
+def test_budget_figures_refuse_other_held_out_jobsets_and_a_scenario_trained_twice(tmp_path):
     a = _sweep(tmp_path, "a", {"bracis-1": [(1.0, 10)]})
     other = _sweep(tmp_path, "other", {"bracis-1": [(1.0, 10)]}, sjf=2.5)
     with pytest.raises(UsageError, match="sjf is 2.0 in .* but 2.5 .* not the same held-out jobsets"):
-        mdp_fig4_budget.study({"x": [a], "y": [other]}, tmp_path / "out")
+        mdp_budget_figures.study({"x": [a], "y": [other]}, tmp_path / "out")
     with pytest.raises(UsageError, match="bracis-1 is trained in both"):
-        mdp_fig4_budget.study({"x": [a, other]}, tmp_path / "out")
+        mdp_budget_figures.study({"x": [a, other]}, tmp_path / "out")
     with pytest.raises(UsageError, match="expected LABEL=SWEEP_DIR"):
-        mdp_fig4_budget.parse_agents(["nolabel"])
+        mdp_budget_figures.parse_agents(["nolabel"])
     with pytest.raises(UsageError, match="not a sweep folder"):
-        mdp_fig4_budget.parse_agents([f"x={tmp_path / 'missing'}"])
+        mdp_budget_figures.parse_agents([f"x={tmp_path / 'missing'}"])

@@ -174,6 +174,36 @@ def grouped_intervals(groups: list[str], series: dict[str, dict[str, tuple[float
     _save(fig, ax, path, "", ylabel, title, legend_outside=True)
 
 
+def panels_with_bands(panels: dict[str, dict[str, tuple]], hlines: dict[str, dict[str, float]], path: Path,
+                      xlabel: str, ylabel: str, title: str = "", columns: int = 5) -> None:
+    """One panel per key (e.g. scenario), each with :func:`curves_with_bands`' lines ``{name: (x, centre, low,
+    high)}`` and its own levels ``hlines[panel]``; a name keeps its colour in every panel, one legend below."""
+    names = list(dict.fromkeys(name for lines in panels.values() for name in lines))
+    rows = -(-len(panels) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(3.2 * columns, 2.6 * rows + 0.9), squeeze=False)
+    for ax, (panel, lines) in zip(axes.flat, panels.items()):
+        for name, (x, centre, low, high) in lines.items():
+            colour = f"C{names.index(name)}"
+            ax.plot(x, centre, color=colour, lw=1.2, label=name)
+            ax.fill_between(x, low, high, color=colour, alpha=0.2)
+        for level_name, level in hlines.get(panel, {}).items():
+            ax.axhline(level, linestyle="--", color="k", lw=1, label=level_name)
+        ax.set_title(panel, fontsize=9)
+        ax.tick_params(labelsize=7)
+        ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.set_visible(False)
+    handles = {label: handle for ax in axes.flat for handle, label in zip(*ax.get_legend_handles_labels())}
+    fig.legend(handles.values(), handles.keys(), loc="lower center", ncol=min(len(handles), 6), fontsize=8)
+    fig.supxlabel(xlabel, fontsize=9, y=0.09)
+    fig.supylabel(ylabel, fontsize=9)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 HEURISTIC_STYLES = ((0, (6, 3)), ":", "-.", (0, (3, 1, 1, 1, 1, 1)), (0, (1, 3)), (0, (8, 2, 2, 2)))
 HEURISTIC_MARKERS = ("s", "^", "D", "v", "P", "X")
 

@@ -1,19 +1,23 @@
-"""BRACIS'21 Fig. 4 at the paper's budget: every agent type on every scenario, over seeds, in one table.
+"""BRACIS'21 Figs. 3 and 4 at the paper's budget: every agent type on every scenario, over seeds.
 
-    python -m jaxsched.studies.mdp_fig4_budget --out results/mdp_fig4_3m LABEL=SWEEP_DIR[,SWEEP_DIR...] ...
+    python -m jaxsched.studies.mdp_budget_figures --out results/mdp_figures_3m LABEL=SWEEP_DIR[,SWEEP_DIR...] ...
 
 Each ``LABEL`` is one agent type (e.g. compact + sparse + reduced with a separate critic) and its sweeps
 (``jaxsched.sweep`` output folders) whose finished cells (``cells/*/eval.json``) were trained one per
-scenario. The sweeps keep each seed's held-out result, so this only reads and aggregates them; the
-measure is the paper's: the sampled policy's mean slowdown on the same held-out jobsets as the
-heuristics. Writes into ``--out``:
+scenario. The sweeps keep each seed's training curve and held-out result, so this only reads and
+aggregates them. Writes into ``--out``:
 
-- ``fig4.md``: per scenario, each agent's interquartile mean and 95% stratified-bootstrap CI over seeds
+- ``fig4.md``: the paper's measure, the sampled policy's held-out mean slowdown on the same jobsets as the
+  heuristics: per scenario, each agent's interquartile mean and 95% stratified-bootstrap CI over seeds
   beside SJF and Packer; per agent, its slowdown relative to SJF (agent / SJF, one value per scenario and
   seed) pooled over the scenarios it ran (the bootstrap stratified by scenario) and over the scenarios
-  every agent ran, seeds beating SJF / Packer and ``finished / jobs``;
-- ``fig4.json``: the same numbers with every seed's value;
-- ``fig4.png``: per scenario, each agent's IQM and CI relative to SJF (SJF = 1) with Packer's level.
+  every agent ran, seeds beating SJF / Packer and ``finished / jobs``; ``fig4.json`` (every seed's
+  value) and ``fig4.png`` (per scenario, each agent's IQM and CI relative to SJF, with Packer's level);
+- ``fig3.md``, ``fig3.png``, ``fig3.json``: the learning curves, one panel per scenario: the training
+  rollouts' mean slowdown (a running mean over ``WINDOW`` iterations; slowdown rather than the paper's
+  return, since the agents' rewards differ between MDPs) against agent steps, IQM over seeds with a 95%
+  bootstrap band, SJF's held-out level beside it; the table gives the first 100 and the last 20% of
+  iterations.
 
 Agents are only compared on identical held-out jobsets: a scenario whose heuristics differ between two
 sweeps (another ``eval_seed`` or ``eval_jobsets``) is refused.
@@ -29,15 +33,19 @@ from pathlib import Path
 import numpy as np
 
 from jaxsched.core import stats
-from jaxsched.core.plotting import grouped_intervals
+from jaxsched.core.plotting import grouped_intervals, moving_average, panels_with_bands
 from jaxsched.core.runs import read_run_config, shown_path
 from jaxsched.core.unfinished import LEGEND, MARK
 from jaxsched.errors import UsageError
+from jaxsched.studies.mdp_study import read_metrics
 from jaxsched.studies.mdp_transfer import cells_by_scenario
 
 METRIC = "mean_slowdown"
 HEURISTICS = ("sjf", "packer", "fcfs")  # deterministic: equal on equal held-out jobsets
 REPS = 2000  # bootstrap resamples, as jaxsched.sweep's reports
+WINDOW = 50  # iterations in the learning curves' running mean
+EVERY = 25  # a learning curve's band is drawn at every EVERY-th iteration (each point is a bootstrap)
+FIRST = 100  # the learning-curve table's early iterations
 
 
 def scenario_key(env: str) -> tuple:
@@ -45,11 +53,11 @@ def scenario_key(env: str) -> tuple:
     return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", env))
 
 
-def read_agent(sweeps: list[Path]) -> dict[str, dict]:
+def read_agent(cells: dict[str, Path]) -> dict[str, dict]:
     """``{scenario: {"cell", "seeds", "values", "finished", "jobs", "heuristics", "jobsets", "eval_seed"}}`` of
-    the sampled policies in the sweeps' finished cells, one per scenario."""
+    the sampled policies in ``{scenario: finished sweep cell}``."""
     scenarios = {}
-    for env, cell in cells_by_scenario(sweeps).items():
+    for env, cell in cells.items():
         evaluation = json.loads((cell / "eval.json").read_text())
         policies = evaluation["policies"]
         seeds = list(read_run_config(cell)["seeds"])
@@ -60,6 +68,23 @@ def read_agent(sweeps: list[Path]) -> dict[str, dict]:
             "heuristics": {name: policies[name][METRIC] for name in HEURISTICS if name in policies},
             "jobsets": evaluation["jobsets"], "eval_seed": evaluation["seed"]}
     return scenarios
+
+
+def learning_curve(cell: Path) -> dict:
+    """The cell's training-rollout slowdown, smoothed per seed: its IQM over seeds with a 95% bootstrap band at
+    every ``EVERY``-th iteration, and the IQM [CI] over seeds of each seed's mean over the first ``FIRST`` and
+    the last 20% of iterations."""
+    metrics = read_metrics(cell)
+    smooth = np.stack([moving_average(seed_curve, WINDOW) for seed_curve in metrics["slowdown"]])
+    points = [i for i in range(EVERY - 1, smooth.shape[1], EVERY) if np.all(np.isfinite(smooth[:, i]))]
+    band = [(stats.iqm(smooth[:, i]), *stats.stratified_bootstrap_ci(smooth[:, i], reps=200, seed=i))
+            for i in points]
+    last = max(1, len(metrics["iterations"]) // 5)
+    phases = {name: _interval(np.nanmean(metrics["slowdown"][:, part], axis=1))
+              for name, part in (("first", slice(0, FIRST)), ("last", slice(-last, None)))}
+    return {"steps": [float(metrics["steps"][i]) for i in points], "iqm": [b[0] for b in band],
+            "ci_low": [b[1] for b in band], "ci_high": [b[2] for b in band], "iterations": len(metrics["iterations"]),
+            "last_iterations": last, **phases}
 
 
 def shared_heuristics(agents: dict[str, dict[str, dict]]) -> dict[str, dict]:
@@ -174,8 +199,38 @@ def figure(result: dict, path: Path) -> None:
                       reference=("SJF", 1.0), title="BRACIS'21 Fig. 4 at the paper's budget: sampled, held out")
 
 
+def fig3_markdown(curves: dict[str, dict[str, dict]], levels: dict[str, dict]) -> str:
+    labels = list(curves)
+    lines = ["# BRACIS'21 Fig. 3 at the paper's budget: learning curves", "",
+             "Training rollouts' mean slowdown (lower is better), each seed's mean over the first "
+             f"{FIRST} iterations -> over the last 20%, IQM over seeds [95% CI of the last]; SJF's held-out level "
+             "beside it (training and held-out jobsets are drawn alike). Curves: fig3.png (running mean over "
+             f"{WINDOW} iterations, IQM over seeds with a 95% bootstrap band).", "",
+             "| scenario | " + " | ".join(labels) + " | SJF (held out) |", "|" + "---|" * (len(labels) + 2)]
+    for env in sorted(levels, key=scenario_key):
+        row = [env]
+        for label in labels:
+            curve = curves[label].get(env)
+            row.append(f"{curve['first']['iqm']:.2f} -> {curve['last']['iqm']:.2f} [{curve['last']['ci_low']:.2f}, "
+                       f"{curve['last']['ci_high']:.2f}]" if curve else "")
+        lines.append("| " + " | ".join(row) + f" | {levels[env]['sjf']:.3f} |")
+    return "\n".join(lines + ["", "![learning curves](fig3.png)"]) + "\n"
+
+
+def fig3_figure(curves: dict[str, dict[str, dict]], levels: dict[str, dict], path: Path) -> None:
+    panels = {env: {label: (np.asarray(c[env]["steps"]) / 1e6, *(np.asarray(c[env][k]) for k in ("iqm", "ci_low",
+                                                                                                   "ci_high")))
+                    for label, c in curves.items() if env in c}
+              for env in sorted(levels, key=scenario_key)}
+    panels_with_bands(panels, {env: {"SJF (held out)": levels[env]["sjf"]} for env in panels}, path,
+                      xlabel="agent steps per seed (millions)", ylabel="training mean slowdown",
+                      title=f"BRACIS'21 Fig. 3 at the paper's budget (running mean of {WINDOW} iterations, IQM over "
+                            "seeds, 95% CI)")
+
+
 def study(agent_sweeps: dict[str, list[Path]], out: Path) -> dict:
-    agents = {label: read_agent(sweeps) for label, sweeps in agent_sweeps.items()}
+    cells = {label: cells_by_scenario(sweeps) for label, sweeps in agent_sweeps.items()}
+    agents = {label: read_agent(found) for label, found in cells.items()}
     levels = shared_heuristics(agents)
     result = {"metric": f"sampled {METRIC}", "sweeps": {label: [shown_path(s) for s in sweeps]
                                                          for label, sweeps in agent_sweeps.items()},
@@ -184,6 +239,10 @@ def study(agent_sweeps: dict[str, list[Path]], out: Path) -> dict:
     (out / "fig4.json").write_text(json.dumps(result, indent=1) + "\n")
     (out / "fig4.md").write_text(markdown(result))
     figure(result, out / "fig4.png")
+    curves = {label: {env: learning_curve(cell) for env, cell in found.items()} for label, found in cells.items()}
+    (out / "fig3.json").write_text(json.dumps({"window": WINDOW, "curves": curves}, indent=1) + "\n")
+    (out / "fig3.md").write_text(fig3_markdown(curves, levels))
+    fig3_figure(curves, levels, out / "fig3.png")
     return result
 
 
@@ -205,7 +264,7 @@ def parse_agents(texts: list[str]) -> dict[str, list[Path]]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m jaxsched.studies.mdp_fig4_budget",
+    parser = argparse.ArgumentParser(prog="python -m jaxsched.studies.mdp_budget_figures",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("agents", nargs="+", help="LABEL=SWEEP_DIR[,SWEEP_DIR...], one per agent type")
@@ -214,7 +273,7 @@ def main(argv=None) -> int:
     for label, agent in result["agents"].items():
         print(f"{label:32s} {len(agent['scenarios']):2d} scenarios  relative to SJF {_span(agent['relative_to_sjf'])}  "
               f"beats SJF {agent['seeds_beating_sjf']}/{agent['seeds']}  finished {agent['finished']}/{agent['jobs']}")
-    print(f"wrote {args.out}/fig4.md, fig4.json, fig4.png")
+    print(f"wrote {args.out}/fig3.md, fig3.json, fig3.png, fig4.md, fig4.json, fig4.png")
     return 0
 
 
