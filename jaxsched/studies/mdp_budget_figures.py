@@ -90,7 +90,7 @@ def learning_curve(cell: Path) -> dict:
 def shared_heuristics(agents: dict[str, dict[str, dict]]) -> dict[str, dict]:
     """Per scenario, the heuristics' held-out slowdowns, checked equal across every agent's cell."""
     levels = {}
-    for label, scenarios in agents.items():
+    for scenarios in agents.values():
         for env, cell in scenarios.items():
             mine = {"jobsets": cell["jobsets"], "eval_seed": cell["eval_seed"], **cell["heuristics"]}
             if "sjf" not in mine:
@@ -145,7 +145,7 @@ def _span(summary: dict) -> str:
     return f"{summary['iqm']:.3f} [{summary['ci_low']:.3f}, {summary['ci_high']:.3f}]"
 
 
-def markdown(result: dict) -> str:
+def fig4_markdown(result: dict) -> str:
     agents, levels = result["agents"], result["heuristics"]
     labels = list(agents)
     envs = sorted(levels, key=scenario_key)
@@ -184,7 +184,7 @@ def markdown(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def figure(result: dict, path: Path) -> None:
+def fig4_figure(result: dict, path: Path) -> None:
     levels = result["heuristics"]
     envs = sorted(levels, key=scenario_key)
     series = {}
@@ -237,8 +237,8 @@ def study(agent_sweeps: dict[str, list[Path]], out: Path) -> dict:
               "heuristics": levels, **aggregate(agents, levels)}
     out.mkdir(parents=True, exist_ok=True)
     (out / "fig4.json").write_text(json.dumps(result, indent=1) + "\n")
-    (out / "fig4.md").write_text(markdown(result))
-    figure(result, out / "fig4.png")
+    (out / "fig4.md").write_text(fig4_markdown(result))
+    fig4_figure(result, out / "fig4.png")
     curves = {label: {env: learning_curve(cell) for env, cell in found.items()} for label, found in cells.items()}
     (out / "fig3.json").write_text(json.dumps({"window": WINDOW, "curves": curves}, indent=1) + "\n")
     (out / "fig3.md").write_text(fig3_markdown(curves, levels))
