@@ -29,6 +29,10 @@ def _save(fig, ax, path: Path, xlabel: str, ylabel: str, title: str, note: str =
     if note:
         fig.text(0.01, 0.005, note, fontsize=7, alpha=0.8)
     fig.tight_layout(rect=(0, 0.03 if note else 0, 1, 1))
+    _write(fig, path)
+
+
+def _write(fig, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -199,9 +203,7 @@ def panels_with_bands(panels: dict[str, dict[str, tuple]], hlines: dict[str, dic
     fig.supylabel(ylabel, fontsize=9)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout(rect=(0, 0.1, 1, 1))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    _write(fig, path)
 
 
 HEURISTIC_STYLES = ((0, (6, 3)), ":", "-.", (0, (3, 1, 1, 1, 1, 1)), (0, (1, 3)), (0, (8, 2, 2, 2)))

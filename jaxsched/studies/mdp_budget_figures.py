@@ -103,10 +103,6 @@ def shared_heuristics(agents: dict[str, dict[str, dict]]) -> dict[str, dict]:
     return levels
 
 
-def _ratios(cell: dict, sjf: float) -> np.ndarray:
-    return np.asarray(cell["values"], float) / sjf
-
-
 def _interval(values) -> dict:
     low, high = stats.stratified_bootstrap_ci(values, stats.iqm, reps=REPS)
     return {"iqm": stats.iqm(values), "ci_low": low, "ci_high": high}
@@ -126,7 +122,7 @@ def aggregate(agents: dict[str, dict[str, dict]], levels: dict[str, dict]) -> di
         order = sorted(scenarios, key=scenario_key)
         per_scenario = {env: {**{k: scenarios[env][k] for k in ("cell", "seeds", "values", "finished", "jobs")},
                               **_interval(np.asarray(scenarios[env]["values"], float))} for env in order}
-        relative = {env: _ratios(scenarios[env], levels[env]["sjf"]) for env in order}
+        relative = {env: np.asarray(scenarios[env]["values"], float) / levels[env]["sjf"] for env in order}
         results[label] = {
             "scenarios": per_scenario,
             "relative_to_sjf": {"scenarios": order, **_interval(relative)},
