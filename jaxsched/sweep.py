@@ -213,7 +213,9 @@ def write_report(out: Path, grid_keys: list[str], rows: list[dict]) -> None:
     first = train_config(read_run_config(out / cells[0]))
     headline = _headline(first)
     metric, better = headline.eval_metric, "higher" if headline.higher_is_better else "lower"
-    lines = [f"# Sweep report: {first.env}, {first.algo}", "",
+    varying = [k for k in grid_keys if len({str(row[k]) for row in rows}) > 1]
+    envs = f"{first.env}" if "env" not in varying else "each cell's env"
+    lines = [f"# Sweep report: {envs}, {first.algo}", "",
              f"Held-out `{metric}` ({better} is better) of each seed's trained policy (greedy; sampled in its "
              f"own column): interquartile mean over seeds and 95% stratified-bootstrap CI ({BOOTSTRAP_REPS} "
              f"resamples). Baselines are deterministic on the same held-out instances. Budget per seed: "
@@ -230,7 +232,7 @@ def write_report(out: Path, grid_keys: list[str], rows: list[dict]) -> None:
         mine = [row for row in rows if row["run_dir"] == cell]
         trained = np.array([row[f"final_{metric}"] for row in mine], float)
         sampled = np.array([row[f"final_sampled_{metric}"] for row in mine], float)
-        final_by_cell[cell] = trained
+        final_by_cell[_legend_label(cell, mine[0], varying)] = trained
         cells_line = [cell.split("/")[-1].split("__")[0], *(str(mine[0][k]) for k in grid_keys), str(len(mine))]
         for values in (trained, sampled):
             if np.all(np.isfinite(values)):
@@ -250,7 +252,7 @@ def write_report(out: Path, grid_keys: list[str], rows: list[dict]) -> None:
                       for prefix in ("final_", "final_sampled_")]
             cells_line.append(" / ".join(f"{count}/{len(mine)}" for count in counts))
         lines.append("| " + " | ".join(cells_line) + " |")
-        band_series[cell.split("/")[-1]] = _curve_band(out / cell, headline.train_metric)
+        band_series[_legend_label(cell, mine[0], varying)] = _curve_band(out / cell, headline.train_metric)
     unfinished = jobs and any(int(r[prefix + "finished"]) < int(r[prefix + "jobs"])
                               for r in rows for prefix in ("final_", "final_sampled_"))
     if unfinished:
@@ -258,12 +260,17 @@ def write_report(out: Path, grid_keys: list[str], rows: list[dict]) -> None:
                       "such a seed is not counted as beating any baseline.", "", LEGEND + "."]
     curves_with_bands(band_series, out / "learning_curves.png", "iteration",
                       f"training {headline.train_metric} (running mean of {SMOOTHING})",
-                      title=f"{first.env} {first.algo}: IQM over seeds, 95% bootstrap CI band")
-    performance_profiles({name.split("/")[-1]: v for name, v in final_by_cell.items()},
-                         out / "performance_profile.png", metric, headline.higher_is_better)
+                      title=f"{envs}, {first.algo}: IQM over seeds, 95% bootstrap CI band")
+    performance_profiles(final_by_cell, out / "performance_profile.png", metric, headline.higher_is_better)
     lines += ["", "![learning curves](learning_curves.png)", "", "![performance profile](performance_profile.png)",
               "", "Rows: `summary.csv` (one per cell and seed)."]
     (out / "report.md").write_text("\n".join(lines) + "\n")
+
+
+def _legend_label(cell: str, row: dict, varying: list[str]) -> str:
+    """A cell in the figures: its number and the swept values that differ between the report's cells
+    (the full names, with every swept value, are the table's; they overflow a legend)."""
+    return " ".join([cell.split("/")[-1].split("__")[0], *(f"{key}={row[key]}" for key in varying)])
 
 
 def _seeds_beating(rows: list[dict], prefix: str, metric: str, level: float, higher_is_better: bool,

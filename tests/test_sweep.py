@@ -54,6 +54,21 @@ def test_summary_has_a_row_per_cell_and_seed(swept):
     assert (out / "learning_curves.png").exists() and (out / "performance_profile.png").exists()
 
 
+def test_figures_name_cells_by_what_differs_between_them(swept, monkeypatch):
+    """Legends carry the cell number and the swept values that vary, not the full names (which overflow)."""
+    _, _, out = swept
+    seen = {}
+    monkeypatch.setattr(sweep, "curves_with_bands", lambda series, *a, **k: seen.update(curves=list(series)))
+    monkeypatch.setattr(sweep, "performance_profiles", lambda scores, *a, **k: seen.update(profile=list(scores)))
+    report = out.parent / "labels"
+    report.mkdir()
+    (report / "cells").symlink_to(out / "cells")
+    table = sweep.summary_rows(out, ["algo_options.lr"])
+    sweep.write_report(report, ["algo_options.lr", "iterations"], [{**r, "iterations": 2} for r in table])
+    assert seen["curves"] == seen["profile"] == ["cell000 algo_options.lr=1e-3", "cell001 algo_options.lr=1e-2"]
+    assert (report / "report.md").read_text().startswith("# Sweep report: deeprm, reinforce")
+
+
 def test_same_command_same_summary_and_finished_cells_skipped(swept, capsys):
     root, argv, out = swept
     again = root / "b"  # the first cell again, in another directory (shard 0 of 2)
