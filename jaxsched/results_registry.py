@@ -1001,7 +1001,8 @@ ITEMS: list[Item] = [
              "20 x 114 image; bracis-1 31 min 38 s of training, partly beside another run, bracis-2 28 min 27 s) and "
              "copied here with the final checkpoint only (8 MB per cell). The 38- and 64-processor scenarios "
              "(20 x 422 and 20 x 708 images, two torsos) take hours per scenario here: bracis-7 ran as "
-             "sweep_mdp_image_separate_critic_3m_bracis7, bracis-10 in sweep_mdp_image_separate_critic_3m_largest."),
+             "sweep_mdp_image_separate_critic_3m_bracis7, bracis-10 and -9 in "
+             "sweep_mdp_image_separate_critic_3m_largest."),
     mdp_budget_item(
         "sweep_mdp_image_separate_critic_3m_bracis7",
         "BRACIS'21 Fig. 4's image agent with the paper's networks (a separate actor and critic: 1,821,708 parameters "
@@ -1018,15 +1019,17 @@ ITEMS: list[Item] = [
         "sweep_mdp_image_separate_critic_3m_largest",
         "BRACIS'21 Fig. 4's image agent with the paper's networks (a separate actor and critic, 1,821,708 parameters) "
         "at the paper's budget on the largest scenarios after bracis-7, 3 seeds each; resumable, one cell a session",
-        "algo_options.separate_critic=true env=bracis-10,bracis-9,bracis-8,bracis-6", 7030,
-        "1 of 4 cells so far (bracis-10), sampled, every job finished, 3/3 seeds beat Packer, 0/3 SJF: IQM 6.274 "
-        "[6.148, 6.341] vs SJF 4.483, Packer 9.805; far ahead of the shared-trunk image agent (9.094 [8.908, 9.208]) "
-        "and far behind compact + sparse + reduced with the same networks (2.919 [2.785, 3.008]); greedy leaves jobs",
+        "algo_options.separate_critic=true env=bracis-10,bracis-9,bracis-8,bracis-6", 14000,
+        "2 of 4 cells so far (bracis-10, -9), sampled, every job finished, 3/3 seeds beat Packer, 0/3 SJF on each: "
+        "bracis-10 IQM 6.274 [6.148, 6.341] vs SJF 4.483, Packer 9.805; bracis-9 1.908 [1.786, 2.101] vs SJF 1.668, "
+        "Packer 2.265; ahead of the shared-trunk image agent (9.094; 2.066) and behind compact + sparse + reduced "
+        "with the same networks (2.919; 1.376)",
         config="configs/mdp_ppo_image.yaml", checkpoint_every=125, seeds=3,
-        note="Run on the 2-core CPU from runs/cpu_image_sep_largest/ with --shard 0/4 (bracis-10: 1 h 57 min of "
-             "training at 3.5 s per iteration, partly beside the CI; 3 min of evaluation) and copied here without "
-             "its checkpoints (84 MB; the command regenerates them). The other cells: the same command with "
-             "--shard 1/4, 2/4, 3/4 (a finished cell is skipped)."),
+        note="Run on the 2-core CPU from runs/cpu_image_sep_largest/ one cell a session, with --shard 0/4 "
+             "(bracis-10: 1 h 57 min of training at 3.5 s per iteration, partly beside the CI; 3 min of evaluation) "
+             "and --shard 1/4 (bracis-9: 1 h 51 min; 3 min), and copied here without their checkpoints (~80 MB "
+             "each; the command regenerates them). The other cells: the same command with --shard 2/4 and 3/4 (a "
+             "finished cell is skipped)."),
     transfer_3m_item(
         "mdp_transfer_3m_separate_critic",
         "BRACIS'21 Fig. 6 with the paper's networks: the separate actor-critic compact + sparse + reduced agent "
@@ -1062,7 +1065,7 @@ ITEMS: list[Item] = [
         needs=tuple(sweep for sweeps in MDP_FIGURES_3M_AGENTS.values() for sweep in sweeps),
         headline="relative to SJF over all 10 scenarios: compact + sparse + reduced with the paper's two networks "
                  "0.869 [0.860, 0.877] (35/50 seeds beat SJF), with the shared trunk 1.457 [1.438, 1.478] (1/50); "
-                 "image 1.390 (7 scenarios, 0/27), image with two networks 1.111 (4 scenarios, 0/16); every job "
+                 "image 1.390 (7 scenarios, 0/27), image with two networks 1.116 (5 scenarios, 0/19); every job "
                  "finished; the two networks' training curves still fall at 3M on bracis-2, -4, -5, -8, -10"),
     Item(
         id="mdp_swf_3m",
