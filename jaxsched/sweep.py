@@ -214,7 +214,7 @@ def write_report(out: Path, grid_keys: list[str], rows: list[dict]) -> None:
     headline = _headline(first)
     metric, better = headline.eval_metric, "higher" if headline.higher_is_better else "lower"
     varying = [k for k in grid_keys if len({str(row[k]) for row in rows}) > 1]
-    envs = f"{first.env}" if "env" not in varying else "each cell's env"
+    envs = first.env if "env" not in varying else "each cell's env"
     lines = [f"# Sweep report: {envs}, {first.algo}", "",
              f"Held-out `{metric}` ({better} is better) of each seed's trained policy (greedy; sampled in its "
              f"own column): interquartile mean over seeds and 95% stratified-bootstrap CI ({BOOTSTRAP_REPS} "
