@@ -232,8 +232,9 @@ def write_report(out: Path, grid_keys: list[str], rows: list[dict]) -> None:
         mine = [row for row in rows if row["run_dir"] == cell]
         trained = np.array([row[f"final_{metric}"] for row in mine], float)
         sampled = np.array([row[f"final_sampled_{metric}"] for row in mine], float)
-        final_by_cell[_legend_label(cell, mine[0], varying)] = trained
-        cells_line = [cell.split("/")[-1].split("__")[0], *(str(mine[0][k]) for k in grid_keys), str(len(mine))]
+        label = _legend_label(cell, mine[0], varying)
+        final_by_cell[label] = trained
+        cells_line = [_cell_number(cell), *(str(mine[0][k]) for k in grid_keys), str(len(mine))]
         for values in (trained, sampled):
             if np.all(np.isfinite(values)):
                 s = stats.summarize_over_seeds(values, headline.higher_is_better, reps=BOOTSTRAP_REPS)
@@ -252,7 +253,7 @@ def write_report(out: Path, grid_keys: list[str], rows: list[dict]) -> None:
                       for prefix in ("final_", "final_sampled_")]
             cells_line.append(" / ".join(f"{count}/{len(mine)}" for count in counts))
         lines.append("| " + " | ".join(cells_line) + " |")
-        band_series[_legend_label(cell, mine[0], varying)] = _curve_band(out / cell, headline.train_metric)
+        band_series[label] = _curve_band(out / cell, headline.train_metric)
     unfinished = jobs and any(int(r[prefix + "finished"]) < int(r[prefix + "jobs"])
                               for r in rows for prefix in ("final_", "final_sampled_"))
     if unfinished:
@@ -267,10 +268,15 @@ def write_report(out: Path, grid_keys: list[str], rows: list[dict]) -> None:
     (out / "report.md").write_text("\n".join(lines) + "\n")
 
 
+def _cell_number(cell: str) -> str:
+    """``cells/cell003__env=bracis-9__...`` -> ``cell003``: the prefix that names a cell in tables and figures."""
+    return cell.split("/")[-1].split("__")[0]
+
+
 def _legend_label(cell: str, row: dict, varying: list[str]) -> str:
     """A cell in the figures: its number and the swept values that differ between the report's cells
     (the full names, with every swept value, are the table's; they overflow a legend)."""
-    return " ".join([cell.split("/")[-1].split("__")[0], *(f"{key}={row[key]}" for key in varying)])
+    return " ".join([_cell_number(cell), *(f"{key}={row[key]}" for key in varying)])
 
 
 def _seeds_beating(rows: list[dict], prefix: str, metric: str, level: float, higher_is_better: bool,
