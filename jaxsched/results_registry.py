@@ -996,7 +996,7 @@ ITEMS: list[Item] = [
         "sampled, every job finished: bracis-1 IQM 1.922 [1.875, 1.974] vs SJF 2.013 (3M: 2.256) and bracis-6 "
         "1.914 [1.874, 1.948] vs 1.971 (3M: 2.259), 5/5 seeds beat SJF on both; bracis-3 level with SJF, 1.635 "
         "[1.627, 1.722] vs 1.639 (3M: 1.789; 3/5 below it); the paper's budget does not saturate these agents; "
-        "completion time stays above SJF's (7.6-8.7 vs 6.4-6.5)",
+        "completion time stays above SJF's (7.5-8.7 vs 6.4-6.5)",
         iterations=3750,
         note="Run on the 2-core CPU from runs/cpu_compact_sep_6m/ (35 min of training per scenario for the 5 seeds "
              "vmapped, 1 min of evaluation) and copied here with the final checkpoint only. Its first 1875 "
