@@ -234,7 +234,7 @@ MDP_FIGURES_3M_AGENTS = {
                                         "sweep_mdp_separate_critic_3m_scenarios"),
     "image": ("sweep_mdp_image_3m", "sweep_mdp_image_3m_small", "sweep_mdp_image_3m_scenarios"),
     "image_separate": ("sweep_mdp_image_separate_critic_3m_scenarios", "sweep_mdp_image_separate_critic_3m_bracis7",
-                       "sweep_mdp_image_separate_critic_3m_largest"),
+                       "sweep_mdp_image_separate_critic_3m_largest", "sweep_mdp_image_separate_critic_3m_mid"),
     "compact_image_mdp": ("sweep_mdp_compact_3m", "sweep_mdp_compact_3m_scenarios"),
 }
 MDP_FIGURES_3M = "jaxsched.studies.mdp_budget_figures --out {out}/mdp_figures_3m " + " ".join(
@@ -1015,8 +1015,9 @@ ITEMS: list[Item] = [
              "20 x 114 image; bracis-1 31 min 38 s of training, partly beside another run, bracis-2 28 min 27 s) and "
              "copied here with the final checkpoint only (8 MB per cell). The 38- and 64-processor scenarios "
              "(20 x 422 and 20 x 708 images, two torsos) take hours per scenario here: bracis-7 ran as "
-             "sweep_mdp_image_separate_critic_3m_bracis7, bracis-10 and -9 in "
-             "sweep_mdp_image_separate_critic_3m_largest."),
+             "sweep_mdp_image_separate_critic_3m_bracis7, bracis-10, -9, -8, -6 in "
+             "sweep_mdp_image_separate_critic_3m_largest, bracis-5, -4, -3 in "
+             "sweep_mdp_image_separate_critic_3m_mid (the last five on an H200)."),
     mdp_budget_item(
         "sweep_mdp_image_separate_critic_3m_bracis7",
         "BRACIS'21 Fig. 4's image agent with the paper's networks (a separate actor and critic: 1,821,708 parameters "
@@ -1032,18 +1033,38 @@ ITEMS: list[Item] = [
     mdp_budget_item(
         "sweep_mdp_image_separate_critic_3m_largest",
         "BRACIS'21 Fig. 4's image agent with the paper's networks (a separate actor and critic, 1,821,708 parameters) "
-        "at the paper's budget on the largest scenarios after bracis-7, 3 seeds each; resumable, one cell a session",
-        "algo_options.separate_critic=true env=bracis-10,bracis-9,bracis-8,bracis-6", 14000,
-        "2 of 4 cells so far (bracis-10, -9), sampled, every job finished, 3/3 seeds beat Packer, 0/3 SJF on each: "
-        "bracis-10 IQM 6.274 [6.148, 6.341] vs SJF 4.483, Packer 9.805; bracis-9 1.908 [1.786, 2.101] vs SJF 1.668, "
-        "Packer 2.265; ahead of the shared-trunk image agent (9.094; 2.066) and behind compact + sparse + reduced "
-        "with the same networks (2.919; 1.376)",
+        "at the paper's budget on the largest scenarios after bracis-7, 3 seeds each; resumable, one cell at a time",
+        "algo_options.separate_critic=true env=bracis-10,bracis-9,bracis-8,bracis-6", 4 * 7000,
+        "all 4 cells, sampled, every job finished, 3/3 seeds beat Packer, 0/3 SJF on each: bracis-10 IQM 6.274 "
+        "[6.148, 6.341] vs SJF 4.483, Packer 9.805; bracis-9 1.908 [1.786, 2.101] vs 1.668, 2.265; bracis-8 4.518 "
+        "[4.389, 4.736] vs 3.457, 7.244; bracis-6 2.180 [2.119, 2.243] vs 1.971, 2.643; lower than the shared-trunk "
+        "image agent on each (9.094, 2.066, 6.113, 2.410; CIs apart on -10, -8, -6); behind compact + sparse + "
+        "reduced with the same networks on -10, -9, -8 (2.919, 1.376, 2.961), level on bracis-6 (2.259)",
         config="configs/mdp_ppo_image.yaml", checkpoint_every=125, seeds=3,
-        note="Run on the 2-core CPU from runs/cpu_image_sep_largest/ one cell a session, with --shard 0/4 "
-             "(bracis-10: 1 h 57 min of training at 3.5 s per iteration, partly beside the CI; 3 min of evaluation) "
-             "and --shard 1/4 (bracis-9: 1 h 51 min; 3 min), and copied here without their checkpoints (~80 MB "
-             "each; the command regenerates them). The other cells: the same command with --shard 2/4 and 3/4 (a "
-             "finished cell is skipped)."),
+        note="bracis-10 and -9 ran on the 2-core CPU from runs/cpu_image_sep_largest/ with --shard 0/4 (1 h 57 min "
+             "of training at 3.5 s per iteration, partly beside the CI; 3 min of evaluation) and --shard 1/4 (1 h 51 "
+             "min; 3 min); bracis-8 and -6 on one NVIDIA H200 (jax 0.11.2) with --shard 2/4 and 3/4 as two processes "
+             "sharing the GPU (device_run.sh here: 4 min 21 s of training each, 5 min 24 s for the call, evaluation "
+             "included). Copied here without their checkpoints (~80 MB per cell; the command regenerates them)."),
+    mdp_budget_item(
+        "sweep_mdp_image_separate_critic_3m_mid",
+        "BRACIS'21 Fig. 4's image agent with the paper's networks (a separate actor and critic, 1,089,548 parameters "
+        "at 38 processors, the paper's count) at the paper's budget on the three 38-processor scenarios, 3 seeds "
+        "each: with the other image items, the paper's image agent on all ten scenarios",
+        "algo_options.separate_critic=true env=bracis-5,bracis-4,bracis-3", 3 * 8800,
+        "sampled, every job finished, 3/3 seeds beat Packer, 0/3 SJF on each: bracis-5 IQM 4.643 [4.459, 4.908] vs "
+        "SJF 3.208, Packer 7.038; bracis-4 3.351 [3.172, 3.462] vs 2.673, 5.015; bracis-3 1.770 [1.762, 1.779] vs "
+        "1.639, 1.965; behind compact + sparse + reduced with the same networks on -5 and -4 (2.314, 2.169: CIs "
+        "apart), level on bracis-3 (1.789 [1.751, 1.973]); greedy leaves jobs unfinished on every cell",
+        config="configs/mdp_ppo_image.yaml", checkpoint_every=125, seeds=3,
+        note="Trained and evaluated on one NVIDIA H200 (jax 0.11.2) by "
+             "results/sweep_mdp_image_separate_critic_3m_largest/device_run.sh with ENVS=bracis-5,bracis-4,bracis-3 "
+             "SHARDS='0 1 2': three processes sharing the GPU (6.1 it/s each) cut by the call's 300 s deadline at "
+             "iteration ~1550, then resumed from the iteration-1500 checkpoint in a second call (the same command; "
+             "a finished cell is skipped, a cut one resumes), ~5 min 40 s of training per cell in all. On the 2-core "
+             "CPU ~2.4 h per cell (4.7 s per iteration for the 3 seeds, measured on bracis-5 over iterations "
+             "26-50 on a CPU ~1.3x slower than the one the other items' CPU times came from). Copied here without "
+             "checkpoints."),
     transfer_3m_item(
         "mdp_transfer_3m_separate_critic",
         "BRACIS'21 Fig. 6 with the paper's networks: the separate actor-critic compact + sparse + reduced agent "
@@ -1079,7 +1100,7 @@ ITEMS: list[Item] = [
         needs=tuple(sweep for sweeps in MDP_FIGURES_3M_AGENTS.values() for sweep in sweeps),
         headline="relative to SJF over all 10 scenarios: compact + sparse + reduced with the paper's two networks "
                  "0.869 [0.860, 0.877] (35/50 seeds beat SJF), with the shared trunk 1.457 [1.438, 1.478] (1/50); "
-                 "image 1.390 (7 scenarios, 0/27), image with two networks 1.116 (5 scenarios, 0/19); every job "
+                 "image 1.390 (7 scenarios, 0/27), image with two networks 1.158 (10 scenarios, 0/34); every job "
                  "finished; the two networks' training curves still fall at 3M on bracis-2, -4, -5, -8, -10"),
     Item(
         id="mdp_swf_3m",
