@@ -1003,6 +1003,18 @@ ITEMS: list[Item] = [
              "iterations are sweep_mdp_separate_critic_3m_scenarios' cells bit for bit (every training metric of "
              "every seed equal), so the 3M result is this run's midpoint."),
     mdp_budget_item(
+        "sweep_mdp_separate_critic_12m_bracis3",
+        "BRACIS'21's networks at four times the paper's budget (12M decisions per seed) on bracis-3, the one scenario "
+        "where 6M left compact + sparse + reduced with a separate actor and critic level with SJF, 5 seeds",
+        "algo_options.separate_critic=true env=bracis-3", 3900,
+        "sampled, every job finished: IQM 1.590 [1.570, 1.607] vs SJF 1.639 (6M: 1.635, 3M: 1.789), 5/5 seeds beat "
+        "SJF sampled and greedy (greedy 1.571 [1.541, 1.587], every job finished); with it the paper's networks "
+        "beat SJF on all ten scenarios; completion time stays above SJF's (7.2-7.8 vs 5.6)",
+        iterations=7500,
+        note="Run on the 2-core CPU from runs/cpu_compact_sep_12m/ (1 h 4 min of training for the 5 seeds vmapped, "
+             "1 min of evaluation) and copied here with the final checkpoint only. Its first 3750 iterations are "
+             "sweep_mdp_separate_critic_6m's bracis-3 cell bit for bit (every training metric of every seed equal)."),
+    mdp_budget_item(
         "sweep_mdp_image_separate_critic_3m_scenarios",
         "BRACIS'21 Fig. 4's image agent with the paper's networks (a separate actor and critic: 301,068 parameters at "
         "10 processors, the paper's count) at the paper's budget on the two 10-processor scenarios, 5 seeds",
