@@ -1003,6 +1003,19 @@ ITEMS: list[Item] = [
              "iterations are sweep_mdp_separate_critic_3m_scenarios' cells bit for bit (every training metric of "
              "every seed equal), so the 3M result is this run's midpoint."),
     mdp_budget_item(
+        "sweep_mdp_separate_critic_6m_bracis7",
+        "Does twice the paper's budget still help where 3M already beat SJF? BRACIS'21's networks (compact + sparse "
+        "+ reduced, separate actor and critic) at 6M decisions on bracis-7, the paper's main scenario, 5 seeds",
+        "algo_options.separate_critic=true env=bracis-7", 2300,
+        "sampled, every job finished: IQM 1.229 [1.216, 1.236] vs 3M's 1.267 [1.247, 1.302] (CIs apart), SJF 1.383; "
+        "5/5 seeds beat SJF sampled, 4/5 greedy (one leaves 3 jobs); completion time 10.0-10.2 vs SJF 9.68 (3M: "
+        "10.0-10.4): the gain holds where 3M already won",
+        iterations=3750,
+        note="Run on the 2-core CPU from runs/cpu_compact_sep_6m_b7/ (36 min of training for the 5 seeds vmapped, "
+             "partly beside the quickstart check; 1 min of evaluation) and copied here with the final checkpoint "
+             "only. Its first 1875 iterations are sweep_mdp_sparse_reduced_3m_separate_critic's cell bit for bit "
+             "(every training metric of every seed equal)."),
+    mdp_budget_item(
         "sweep_mdp_separate_critic_12m_bracis3",
         "BRACIS'21's networks at four times the paper's budget (12M decisions per seed) on bracis-3, the one scenario "
         "where 6M left compact + sparse + reduced with a separate actor and critic level with SJF, 5 seeds",
