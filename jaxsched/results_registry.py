@@ -1032,8 +1032,9 @@ ITEMS: list[Item] = [
              "bracis-2 and -10 (--shard 4/6, 5/6) are not run yet. Unlike the earlier 6M items, the first 1875 "
              "iterations are not sweep_mdp_separate_critic_3m_scenarios' cells bit for bit: on this machine (jax 0.10.2, "
              "flax 0.12.8, optax 0.2.8) the first iteration's losses already differ in the 6th-7th significant "
-             "digit and the sampled episodes from iteration 12-32 on (whether the CPU or a library version is the "
-             "cause is not established), so the two runs are independent samples of the same recipe."),
+             "digit and the sampled episodes from iteration 12-32 on (likely the host CPU: the quick "
+             "start's seed 1 differs across machines with the same versions, README.md), so the two runs are "
+             "independent samples of the same recipe."),
     mdp_budget_item(
         "sweep_mdp_separate_critic_12m_bracis3",
         "BRACIS'21's networks at four times the paper's budget (12M decisions per seed) on bracis-3, the one scenario "
