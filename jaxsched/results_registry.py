@@ -1021,15 +1021,15 @@ ITEMS: list[Item] = [
         "(compact + sparse + reduced, separate actor and critic) at 6M decisions, 5 seeds per scenario; resumable, "
         "one cell at a time",
         "algo_options.separate_critic=true env=bracis-8,bracis-9,bracis-4,bracis-5,bracis-2,bracis-10", 6 * 1400,
-        "5 of 6 cells, sampled, every job finished, 5/5 seeds beat SJF on each: bracis-8 IQM 2.376 [2.287, 2.530] "
+        "all 6 cells, sampled, every job finished, 5/5 seeds beat SJF on each: bracis-8 IQM 2.376 [2.287, 2.530] "
         "(3M: 2.961) vs SJF 3.457, bracis-9 1.351 [1.320, 1.370] (1.376) vs 1.668, bracis-4 1.920 [1.876, 1.974] "
-        "(2.169) vs 2.673, bracis-5 2.035 [2.014, 2.170] (2.314) vs 3.208, bracis-2 2.349 [2.270, 2.474] (2.936) vs 4.864; greedy below SJF with every job finished on 24 of 25 "
+        "(2.169) vs 2.673, bracis-5 2.035 [2.014, 2.170] (2.314) vs 3.208, bracis-2 2.349 [2.270, 2.474] (2.936) vs 4.864, bracis-10 2.574 [2.409, 2.771] (2.919) vs 4.483; greedy below SJF with every job finished on 29 of 30 "
         "seeds (one bracis-9 seed leaves 4); completion time not grown (bracis-5: 25.3-25.9 vs SJF 25.68)",
         iterations=3750,
         note="Run on the 2-core CPU (an AMD EPYC) from runs/cpu6m_won/ one cell at a time (--shard I/6 of the same "
              "command; bracis-8 as a one-scenario sweep whose cell is this one's cell000): 20-21 min of training per "
              "scenario for the 5 seeds vmapped, 1 min of evaluation; copied here with the final checkpoints only. "
-             "bracis-10 (--shard 5/6) is not run yet. Unlike the earlier 6M items, the first 1875 "
+             "Unlike the earlier 6M items, the first 1875 "
              "iterations are not sweep_mdp_separate_critic_3m_scenarios' cells bit for bit: on this machine (jax 0.10.2, "
              "flax 0.12.8, optax 0.2.8) the first iteration's losses already differ in the 6th-7th significant "
              "digit and the sampled episodes from iteration 12-32 on (likely the host CPU: the quick "
