@@ -4,8 +4,9 @@
     python -m jaxsched.reproduce ID [ID ...] | all      run them into --out (default results/)
         [--quick]          a tiny form of every command (into runs/reproduce_quick/ unless --out)
         [--out DIR] [--scratch DIR] [--force] [--dry-run]
-    python -m jaxsched.reproduce --write-readme         regenerate results/README.md's index section
-    python -m jaxsched.reproduce --check-readme         exit 1 when that section is out of date
+    python -m jaxsched.reproduce --write-readme         regenerate results/README.md's index section and
+                                                        every quoted number of it and of README.md
+    python -m jaxsched.reproduce --check-readme         exit 1 when a text and the files it cites disagree
 
 The items, their commands and outputs live in :mod:`jaxsched.results_registry`. An item whose outputs
 all exist in the output folder is skipped (so ``all`` resumes where it stopped) unless ``--force``; an
@@ -25,6 +26,7 @@ import sys
 import time
 from pathlib import Path
 
+from jaxsched import results_numbers as numbers
 from jaxsched.core.runs import read_run_config
 from jaxsched.errors import UsageError
 from jaxsched.experiment import load_train_config
@@ -32,6 +34,7 @@ from jaxsched.results_registry import BY_ID, ITEMS, Item
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "results" / "README.md"
+FRONT_README = ROOT / "README.md"
 BEGIN = "<!-- reproduce:begin -->"
 END = "<!-- reproduce:end -->"
 RESULTS, QUICK_OUT, SCRATCH = Path("results"), Path("runs/reproduce_quick"), Path("runs/reproduce_scratch")
@@ -155,8 +158,13 @@ def _outputs_cell(item: Item) -> str:
     return ", ".join(f"`{t}`" for t in tops)
 
 
-def readme_section() -> str:
-    """The generated index of results/README.md, from :data:`ITEMS`."""
+def headline(item: Item, root: Path | None = None) -> str:
+    """``item``'s headline with its numbers read from the files under ``root`` (results/)."""
+    return numbers.render(item.headline, item.numbers, root or README.parent)
+
+
+def readme_section(root: Path | None = None) -> str:
+    """The generated index of results/README.md, from :data:`ITEMS` and the files under ``root``."""
     lines = [BEGIN,
              "## Index: every item and the command that remakes it",
              "",
@@ -168,7 +176,7 @@ def readme_section() -> str:
              "",
              "| id | stands for | outputs | wall-clock | headline |",
              "|---|---|---|---|---|"]
-    lines += [f"| `{i.id}` | {i.paper} | {_outputs_cell(i)} | {format_wall(i)} | {i.headline} |" for i in ITEMS]
+    lines += [f"| `{i.id}` | {i.paper} | {_outputs_cell(i)} | {format_wall(i)} | {headline(i, root)} |" for i in ITEMS]
     lines += ["", "<details><summary>The commands of every item</summary>", "", "```bash"]
     for item in ITEMS:
         lines.append(f"# {item.id}" + (f": {item.note}" if item.note else ""))
@@ -179,9 +187,9 @@ def readme_section() -> str:
     return "\n".join(lines)
 
 
-def readme_with_section(text: str) -> str:
+def readme_with_section(text: str, root: Path | None = None) -> str:
     """``text`` with its generated section replaced (or inserted after the first paragraph after the title)."""
-    section = readme_section()
+    section = readme_section(root)
     if BEGIN in text:
         pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
         return pattern.sub(lambda _: section, text, count=1)
@@ -192,6 +200,88 @@ def readme_with_section(text: str) -> str:
 def current_section(text: str) -> str | None:
     match = re.search(re.escape(BEGIN) + ".*?" + re.escape(END), text, re.S)
     return match.group(0) if match else None
+
+
+def _index_headlines(section: str) -> dict[str, str]:
+    """{item id: the headline cell of its row} in a written index section."""
+    found = {}
+    for line in section.splitlines():
+        match = re.match(r"\| `([^`]+)` \|.*\| (.*) \|$", line)
+        if match:
+            found[match.group(1)] = match.group(2)
+    return found
+
+
+def _field(item_id: str, field: str) -> numbers.Number:
+    if item_id not in BY_ID:
+        raise numbers.NumberError(f"no result item {item_id!r}")
+    if field not in BY_ID[item_id].numbers:
+        raise numbers.NumberError(f"result item {item_id!r} has no number {field!r}")
+    return BY_ID[item_id].numbers[field]
+
+
+def _line(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def text_mismatches(text: str, name: str, root: Path) -> list[numbers.Mismatch]:
+    """Every quoted number of ``text`` (the file ``name``) that differs from its file under ``root``: the
+    index rows of results/README.md, ``<!--h:ID-->`` headlines and ``<!--n:ID.FIELD-->`` numbers."""
+    wrong: list[numbers.Mismatch] = []
+    section = current_section(text)
+    if section is not None:
+        rows = _index_headlines(section)
+        for item in ITEMS:
+            if item.id not in rows:
+                wrong.append(numbers.Mismatch(f"{name} index", item.id, "registry", "(no row)", headline(item, root)))
+                continue
+            wrong += numbers.compare(f"{name} index row {item.id}", item.headline, item.numbers, rows[item.id], root)
+    for match in numbers.HEADLINE.finditer(text):
+        where = f"{name}:{_line(text, match.start())} headline {match.group('item')}"
+        if match.group("item") not in BY_ID:
+            wrong.append(numbers.Mismatch(where, "(item)", "registry", match.group("item"), "no such item"))
+            continue
+        item = BY_ID[match.group("item")]
+        wrong += numbers.compare(where, item.headline, item.numbers, match.group("text"), root)
+    for match in numbers.MARKER.finditer(text):
+        where = f"{name}:{_line(text, match.start())} {match.group('item')}"
+        try:
+            number = _field(match.group("item"), match.group("field"))
+            value = number.text(root)
+        except numbers.NumberError as error:
+            wrong.append(numbers.Mismatch(where, match.group("field"), "?", match.group("value"), f"unreadable: {error}"))
+            continue
+        if value != match.group("value"):
+            wrong.append(numbers.Mismatch(where, match.group("field"), number.file, match.group("value"), value))
+    return wrong
+
+
+def with_numbers(text: str, root: Path) -> str:
+    """``text`` with every ``<!--h:ID-->`` headline and ``<!--n:ID.FIELD-->`` number written from the files."""
+    text = numbers.HEADLINE.sub(lambda m: f"<!--h:{m.group('item')}-->{headline(BY_ID[m.group('item')], root)}<!--/h-->",
+                                text)
+    return numbers.MARKER.sub(
+        lambda m: _field(m.group("item"), m.group("field")).text(root) + f"<!--n:{m.group('item')}.{m.group('field')}-->",
+        text)
+
+
+def check_texts(root: Path | None = None) -> list[str]:
+    """Every way results/README.md and README.md disagree with the registry and the files they cite."""
+    root = root or README.parent
+    problems: list[str] = []
+    for path in (README, FRONT_README):
+        text = path.read_text()
+        problems += [str(m) for m in text_mismatches(text, path.relative_to(ROOT).as_posix(), root)]
+    section = current_section(README.read_text())
+    if not problems and section != readme_section(root):
+        problems.append(f"{README.relative_to(ROOT)}: index section out of date (words or commands; --write-readme)")
+    return problems
+
+
+def write_texts(root: Path | None = None) -> None:
+    root = root or README.parent
+    README.write_text(with_numbers(readme_with_section(README.read_text(), root), root))
+    FRONT_README.write_text(with_numbers(FRONT_README.read_text(), root))
 
 
 def main(argv=None) -> int:
@@ -215,13 +305,17 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     if args.write_readme or args.check_readme:
-        text = README.read_text()
         if args.check_readme:
-            fresh = current_section(text) == readme_section()
-            print(f"{README}: index section {'up to date' if fresh else 'out of date (--write-readme)'}")
-            return 0 if fresh else 1
-        README.write_text(readme_with_section(text))
-        print(f"wrote the index section of {README}")
+            problems = check_texts()
+            for problem in problems:
+                print(problem)
+            print(f"{README} and {FRONT_README.name}: " + (
+                "every quoted number equals its file" if not problems else
+                f"{len(problems)} disagreement(s) with the files they cite (fix the file or the text; --write-readme "
+                "rewrites the numbers from the files)"))
+            return 1 if problems else 0
+        write_texts()
+        print(f"wrote the index section of {README} and the quoted numbers of it and {FRONT_README.name}")
         return 0
     if not args.ids:
         parser.print_usage(sys.stderr)

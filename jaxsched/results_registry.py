@@ -7,7 +7,9 @@ are read from the same place and cannot drift. Commands are jaxsched modules wit
 that results/ does not keep (runs/reproduce_scratch by default). ``quick`` is appended to a command in
 ``--quick`` mode (train overrides and flags: the last value wins), ``quick_command`` replaces it.
 Wall-clock numbers come from the run metadata (metrics.csv ``wall_s``, summed) or from results/README.md;
-``estimate=True`` marks those measured by neither.
+``estimate=True`` marks those measured by neither. A ``headline`` is a template: each ``{field}`` is one of the
+item's ``numbers`` (:mod:`jaxsched.results_numbers`), read from the file it cites whenever the text is written
+or checked, so that no measured value is typed by hand.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from __future__ import annotations
 import dataclasses
 import re
 import shlex
-from typing import Callable
+from typing import Callable, Mapping
+
+from jaxsched.results_numbers import Number, at, change, given, sweep
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,6 +52,7 @@ class Item:
     inputs: tuple[str, ...] = ()
     needs: tuple[str, ...] = ()
     note: str = ""
+    numbers: Mapping[str, Number] = dataclasses.field(default_factory=dict)  # the headline's {fields}
 
 
 
@@ -412,7 +417,13 @@ ITEMS: list[Item] = [
                     quick="--loads 0.3,0.7 --jobsets 2 --seeds 0:2"),),
         outputs=("deeprm_heuristics_vs_load.json", "deeprm_slowdown_vs_load.csv", "deeprm_slowdown_vs_load.png"),
         wall_s=300, estimate=True,
-        headline="load 0.7: SJF 2.94, Packer 4.82, Random 7.75 (reference 2.86 / 5.08 / 7.49)",
+        headline="load 0.7: SJF {sjf}, Packer {packer}, Random {random} (reference {ref_sjf} / {ref_packer} / "
+                 "{ref_random})",
+        numbers={**{p: at("deeprm_heuristics_vs_load.json", f"0.7/{p}/mean_slowdown", ".2f")
+                    for p in ("sjf", "packer", "random")},
+                 "ref_sjf": given("2.86", "../shared/spec/deeprm.md, load 0.7"),
+                 "ref_packer": given("5.08", "../shared/spec/deeprm.md, load 0.7"),
+                 "ref_random": given("7.49", "../shared/spec/deeprm.md, load 0.7")},
     ),
     Item(
         id="deeprm_reference_jobsets",
@@ -443,7 +454,11 @@ ITEMS: list[Item] = [
                resume("{out}/deeprm_bc_load0.7", 700, 4)),
         outputs=("deeprm_bc_load0.7/eval.json", "deeprm_bc_load0.7/metrics.csv", "deeprm_bc_load0.7/checkpoints"),
         wall_s=2586,
-        headline="trained (sampled) 2.429 vs SJF 3.015 (-19%)",
+        headline="trained (sampled) {sampled} vs SJF {sjf} ({change}%)",
+        numbers={"sampled": at("deeprm_bc_load0.7/eval.json", "policies/trained-s0-sampled/mean_slowdown"),
+                 "sjf": at("deeprm_bc_load0.7/eval.json", "policies/sjf/mean_slowdown"),
+                 "change": change("deeprm_bc_load0.7/eval.json", "policies/trained-s0-sampled/mean_slowdown",
+                                  "policies/sjf/mean_slowdown")},
     ),
     Item(
         id="deeprm_fig4_trained_at_0.7",
@@ -480,8 +495,14 @@ ITEMS: list[Item] = [
         steps=(slot_scorer_sweep("sweep_deeprm_slots_load0.7"),),
         outputs=("sweep_deeprm_slots_load0.7/summary.csv", "sweep_deeprm_slots_load0.7/report.md"),
         wall_s=1536,
-        headline="8 seeds, sampled IQM 2.625 [2.592, 2.669] vs SJF 3.015, every seed beats SJF with every job "
-                 "finished (the MLP, 300 iterations: 3.214, none)",
+        headline="{seeds} seeds, sampled IQM {iqm} {ci} vs SJF {sjf}, {beating} seeds beat SJF with every job "
+                 "finished (the MLP, 300 iterations: {mlp}, none)",
+        numbers={"seeds": sweep("sweep_deeprm_slots_load0.7", stat="count"),
+                 "iqm": sweep("sweep_deeprm_slots_load0.7"),
+                 "ci": sweep("sweep_deeprm_slots_load0.7", stat="interval"),
+                 "sjf": sweep("sweep_deeprm_slots_load0.7", policy="sjf", stat="value"),
+                 "beating": sweep("sweep_deeprm_slots_load0.7", stat="beating"),
+                 "mlp": sweep("sweep_deeprm_bc_load0.7")},
     ),
     Item(
         id="sweep_deeprm_slots_nobc_load0.7",

@@ -1,0 +1,306 @@
+"""The numbers the results' texts quote, read from the files they cite.
+
+A headline in :mod:`jaxsched.results_registry` is a template (``"SJF {sjf}, Packer {packer}"``) whose fields
+are :class:`Number` s: the file under ``results/`` that holds the value, how to read it and how it is
+written. Nothing measured is typed by hand: ``python -m jaxsched.reproduce --write-readme`` renders the
+templates into results/README.md (and README.md's marked lines), and ``--check-readme`` renders them again
+from the committed files and names the item, the file and both values wherever a text and a file disagree.
+
+Prose quotes a number by writing it just before a marker ``<!--n:ITEM.FIELD-->`` (invisible once rendered):
+the checker reads the number before each marker and compares it with the field's value.
+
+Values that no results file holds (a paper's or a spec's number) are :func:`given`, with their source.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import functools
+import json
+import math
+import re
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from jaxsched.core import stats
+
+BOOTSTRAP_REPS = 2000  # the sweep report's resamples (jaxsched.sweep.BOOTSTRAP_REPS)
+MIN_SEEDS_FOR_CI = 5  # below this a seed interval is the range, and is written as one
+
+
+class NumberError(ValueError):
+    """A number could not be read from its file (missing file, path, column or cell)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Number:
+    """One quoted number: ``read(results_root)`` gives its text; ``file`` is the results file it cites
+    (relative to ``results/``; for a :func:`given` number, the paper or spec it comes from)."""
+
+    file: str
+    read: Callable[[Path], str]
+    given: bool = False
+
+    def text(self, root: Path) -> str:
+        return self.read(root)
+
+
+def _formatted(value: float, fmt: str) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise NumberError(f"value is {value}")
+    return format(value, fmt)
+
+
+@functools.lru_cache(maxsize=None)
+def _json(path: Path):
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise NumberError(f"{path} does not exist") from None
+
+
+@functools.lru_cache(maxsize=None)
+def _csv(path: Path) -> tuple[dict, ...]:
+    try:
+        with open(path, newline="") as handle:
+            return tuple(csv.DictReader(handle))
+    except FileNotFoundError:
+        raise NumberError(f"{path} does not exist") from None
+
+
+def clear_cache() -> None:
+    """Forget the files read so far (a test edits one and reads again)."""
+    _json.cache_clear()
+    _csv.cache_clear()
+
+
+def json_value(root: Path, file: str, path: str):
+    """The value at ``path`` ("a/b/0/c": keys, or list indices for lists) in the JSON file ``file``."""
+    node = _json(Path(root) / file)
+    for part in path.split("/") if path else []:
+        try:
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        except (KeyError, IndexError, ValueError):
+            raise NumberError(f"{file}: no {path!r} (stopped at {part!r})") from None
+    return node
+
+
+def at(file: str, path: str, fmt: str = ".3f", scale: float = 1.0) -> Number:
+    """The number at ``path`` of the JSON file ``file`` (times ``scale``), formatted with ``fmt``."""
+    return Number(file, lambda root: _formatted(float(json_value(root, file, path)) * scale, fmt))
+
+
+def ratio(file: str, numerator: str, denominator: str, fmt: str = ".2f") -> Number:
+    """``numerator / denominator``, two paths of the JSON file ``file``."""
+    def read(root: Path) -> str:
+        return _formatted(float(json_value(root, file, numerator)) / float(json_value(root, file, denominator)), fmt)
+    return Number(file, read)
+
+
+def change(file: str, new: str, old: str, fmt: str = "+.0f") -> Number:
+    """The relative change ``new / old - 1`` in percent, two paths of the JSON file ``file``."""
+    def read(root: Path) -> str:
+        return _formatted(100 * (float(json_value(root, file, new)) / float(json_value(root, file, old)) - 1), fmt)
+    return Number(file, read)
+
+
+def given(text: str, source: str) -> Number:
+    """A number no results file holds, quoted from ``source`` (a paper's table, a spec file)."""
+    return Number(source, lambda root: text, given=True)
+
+
+def computed(file: str, function: Callable[[Path], float], fmt: str = ".3f") -> Number:
+    """Any value ``function(results_root)`` computes from ``file`` (and the files it names)."""
+    return Number(file, lambda root: _formatted(function(Path(root)), fmt))
+
+
+# ---- CSV rows: a sweep's summary.csv and the like --------------------------------------------------------
+
+
+def csv_rows(root: Path, file: str, where: dict | None = None) -> list[dict]:
+    """The rows of ``file`` whose columns equal ``where``'s values (``run_dir`` matches a cell's prefix)."""
+    rows = list(_csv(Path(root) / file))
+    for key, wanted in (where or {}).items():
+        if rows and key not in rows[0]:
+            raise NumberError(f"{file}: no column {key!r}")
+        if key == "run_dir":
+            rows = [r for r in rows if r[key] == wanted or r[key].startswith(f"cells/{wanted}_")
+                    or r[key].startswith(f"{wanted}_")]
+        else:
+            rows = [r for r in rows if r[key] == str(wanted)]
+    if not rows:
+        raise NumberError(f"{file}: no row with {where}")
+    return rows
+
+
+def column(root: Path, file: str, name: str, where: dict | None = None) -> np.ndarray:
+    rows = csv_rows(root, file, where)
+    if name not in rows[0]:
+        raise NumberError(f"{file}: no column {name!r}")
+    return np.array([float(r[name]) for r in rows])
+
+
+def seed_interval(values) -> tuple[float, float, bool]:
+    """``(low, high, is_ci)``: the IQM's 95% stratified-bootstrap CI over >= 5 seeds (as the sweep report
+    computes it), else the seeds' range, which a text must call a range."""
+    values = np.asarray(values, float)
+    if values.size >= MIN_SEEDS_FOR_CI:
+        s = stats.summarize_over_seeds(values, reps=BOOTSTRAP_REPS)
+        return s["ci_low"], s["ci_high"], True
+    return float(values.min()), float(values.max()), False
+
+
+_STATS: dict[str, Callable[[np.ndarray], float]] = {
+    "iqm": stats.iqm, "mean": np.mean, "min": np.min, "max": np.max, "median": np.median,
+    "count": lambda v: v.size, "sum": np.sum, "value": lambda v: _single(v),
+}
+
+
+def _single(values: np.ndarray) -> float:
+    if values.size != 1 and not np.all(values == values[0]):
+        raise NumberError(f"{values.size} differing rows where one value was expected")
+    return float(values[0])
+
+
+def seeds(file: str, name: str, stat: str = "iqm", fmt: str = ".3f", **where) -> Number:
+    """``stat`` over the rows of the CSV ``file`` (one per seed) that match ``where``: iqm, mean, min, max,
+    median, count, sum or value (all rows equal, e.g. a deterministic baseline)."""
+    def read(root: Path) -> str:
+        value = _STATS[stat](column(root, file, name, where))
+        return _formatted(int(value) if stat == "count" else float(value), "d" if stat == "count" else fmt)
+    return Number(file, read)
+
+
+def interval(file: str, name: str, fmt: str = ".3f", **where) -> Number:
+    """The seeds' interval of ``name``'s IQM: ``[low, high]`` (the 95% CI) over >= 5 seeds, written
+    ``range [low, high]`` under 5, so that no text calls three seeds' extremes a confidence interval."""
+    def read(root: Path) -> str:
+        low, high, is_ci = seed_interval(column(root, file, name, where))
+        text = f"[{_formatted(low, fmt)}, {_formatted(high, fmt)}]"
+        return text if is_ci else f"range {text}"
+    return Number(file, read)
+
+
+def finished(file: str, prefix: str = "final_sampled_", **where) -> Number:
+    """``finished / jobs`` summed over the matching rows (``prefix``: final_ for greedy, final_sampled_)."""
+    def read(root: Path) -> str:
+        rows = csv_rows(root, file, where)
+        done, total = (sum(int(float(r[prefix + k])) for r in rows) for k in ("finished", "jobs"))
+        return f"{done}/{total}"
+    return Number(file, read)
+
+
+def beating(file: str, prefix: str, metric: str, baseline: str, lower_is_better: bool = True, **where) -> Number:
+    """``k/n``: of the ``n`` matching rows (seeds), how many beat ``baseline``'s ``metric`` with every job
+    finished (a seed that leaves jobs unfinished is never counted as beating a heuristic)."""
+    def read(root: Path) -> str:
+        rows = csv_rows(root, file, where)
+        wins = 0
+        for r in rows:
+            mine, theirs = float(r[prefix + metric]), float(r[f"final_{baseline}_{metric}"])
+            complete = int(float(r[prefix + "finished"])) == int(float(r[prefix + "jobs"]))
+            wins += complete and (mine < theirs if lower_is_better else mine > theirs)
+        return f"{wins}/{len(rows)}"
+    return Number(file, read)
+
+
+def sweep(name: str, metric: str = "mean_slowdown", policy: str = "sampled", stat: str = "iqm", cell: str = "",
+          fmt: str = ".3f", than: str = "sjf") -> Number:
+    """A sweep's ``summary.csv`` (``results/name/``): ``stat`` of ``final_[policy_]metric`` over the seeds of
+    ``cell`` (e.g. "cell000"; every row when empty). ``policy``: sampled, "" (greedy) or a baseline (sjf).
+    ``stat``: one of :func:`seeds`' statistics, "interval" (:func:`interval`), "finished" (finished / jobs
+    summed) or "beating" (seeds beating the baseline ``than`` with every job finished, ``k/n``)."""
+    file, where = f"{name}/summary.csv", ({"run_dir": cell} if cell else {})
+    prefix = f"final_{policy}_" if policy else "final_"
+    if stat == "interval":
+        return interval(file, prefix + metric, fmt, **where)
+    if stat == "finished":
+        return finished(file, prefix, **where)
+    if stat == "beating":
+        return beating(file, prefix, metric, than, **where)
+    return seeds(file, prefix + metric, stat, fmt, **where)
+
+
+# ---- templates -------------------------------------------------------------------------------------------
+
+_FIELD = re.compile(r"\{(\w+)\}")
+DECIMAL = re.compile(r"(?<![\w.\-/=])\d+\.\d+(?![\w.])")
+# literal decimals a template may keep: settings, not measurements (load 0.7, lambda_s = 0.5, lr 1e-4, ...)
+SETTING = re.compile(r"(load|loads|lambda_s =|λ_s =|λ_s|warm start|ws|vf_coef|ent_coef|gamma|γ|lr|coef|at|tau =|"
+                     r"τ =|x|fraction|from|to|and|clip|tetris:)\s*$", re.I)
+
+
+def fields(template: str) -> list[str]:
+    return _FIELD.findall(template)
+
+
+def render(template: str, numbers: dict[str, Number], root: Path) -> str:
+    """``template`` with each ``{field}`` replaced by its number's text read under ``root``."""
+    missing = [f for f in fields(template) if f not in numbers]
+    if missing:
+        raise NumberError(f"template fields without a number: {', '.join(missing)}")
+    return _FIELD.sub(lambda m: numbers[m.group(1)].text(root), template)
+
+
+def typed_decimals(template: str) -> list[str]:
+    """Decimal numbers written into a template's literal text that do not read as a setting: a measured
+    value typed by hand, which should be a field."""
+    literal = _FIELD.sub(" ", template)
+    return [m.group(0) for m in DECIMAL.finditer(literal) if not SETTING.search(literal[:m.start()])]
+
+
+def parse(template: str, text: str) -> dict[str, str] | None:
+    """The field texts a rendered ``text`` holds (None when its literal words differ from the template's)."""
+    pattern, position = "", 0
+    for match in _FIELD.finditer(template):
+        pattern += re.escape(template[position:match.start()]) + f"(?P<{match.group(1)}>.+?)"
+        position = match.end()
+    pattern += re.escape(template[position:])
+    try:
+        found = re.fullmatch(pattern, text, re.S)
+    except re.error:  # a field used twice: compare the whole text instead
+        return None
+    return found.groupdict() if found else None
+
+
+@dataclasses.dataclass(frozen=True)
+class Mismatch:
+    """One disagreement between a text and the files: ``where`` (item or file:line), the field, the file
+    the number cites, what the text says and what the file gives."""
+
+    where: str
+    field: str
+    file: str
+    text: str
+    value: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.field} from {self.file}: the text says {self.text!r}, the file gives {self.value!r}"
+
+
+def compare(where: str, template: str, numbers: dict[str, Number], text: str, root: Path) -> list[Mismatch]:
+    """Every field of ``template`` whose number in ``text`` differs from the one read under ``root``."""
+    found = parse(template, text)
+    if found is None:
+        return [Mismatch(where, "(whole text)", "registry template", text, render(template, numbers, root))]
+    wrong = []
+    for field, written in found.items():
+        number = numbers[field]
+        try:
+            value = number.text(root)
+        except NumberError as error:
+            wrong.append(Mismatch(where, field, number.file, written, f"unreadable: {error}"))
+            continue
+        if value != written:
+            wrong.append(Mismatch(where, field, number.file, written, value))
+    return wrong
+
+
+# a quoted value: an interval ("[1.2, 1.3]", "range [1.2, 1.3]"), a count ("466/466") or a number ("2.625",
+# "-19%", "45x", "1,843")
+VALUE = r"(?:range )?\[[^\]\[]*\]|\d+/\d+|[-+]?\d[\d,]*(?:\.\d+)?(?:x|%)?"
+MARKER = re.compile(rf"(?P<value>{VALUE})<!--n:(?P<item>[\w.\-]+?)\.(?P<field>\w+)-->")
+HEADLINE = re.compile(r"<!--h:(?P<item>[\w.\-]+)-->(?P<text>.*?)<!--/h-->", re.S)
