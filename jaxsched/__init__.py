@@ -1,7 +1,11 @@
 """jaxsched: JAX environments, baselines and learners for cluster scheduling research."""
 
-from jaxsched.core.devices import join_from_environment
-from jaxsched.errors import JaxschedError
+from jaxsched.core.determinism import apply_for_command
+
+apply_for_command()  # a `python -m jaxsched.X` command: the host-independent XLA:CPU settings, before XLA starts
+
+from jaxsched.core.devices import join_from_environment  # noqa: E402
+from jaxsched.errors import JaxschedError  # noqa: E402
 
 try:  # a process started to join a multi-process run does so before anything starts XLA (core/devices.py)
     join_from_environment()
