@@ -12,6 +12,12 @@ are job-weighted over finished jobs; ``--per-job`` and ``--loads`` apply to them
 leaves jobs unfinished (VM: episodes cut by the step cap) is marked ``*`` in the table and
 ``leaves_unfinished`` in the JSON and CSV (:mod:`jaxsched.core.unfinished`): its means cover fewer jobs
 and are not to be ranked against the heuristics'.
+
+Every summary records, in each policy's stats, ``instances``: what the checkpoint's training drew from,
+what this evaluation runs on, and whether they are disjoint (:mod:`jaxsched.core.instances`). With
+``--checkpoint``, an evaluation on instances its training drew from (the same generator key, the same
+trace rows or SWF windows) is refused with exit code 2 unless ``--allow-training-instances`` is given;
+then the checkpoint's rows are marked ``†`` (``on_training_instances`` in the JSON and CSV).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from typing import Callable
 import jax
 import numpy as np
 
+from jaxsched.core import instances as instance_ranges
 from jaxsched.core.plotting import slowdown_vs_load
 from jaxsched.core.progress import evaluate_each
 from jaxsched.core.rollout import num_instances
@@ -86,21 +93,51 @@ def _print_table(variant, rows: list[dict], with_load: bool) -> None:
     """One line per (load, policy); a policy that leaves jobs unfinished is marked, with the legend."""
     if "mean_slowdown" not in rows[0]:  # not a job-scheduling summary: the family's own line
         for r in rows:
-            print(("" if r["load"] is None else f"load {r['load']:.2f}  ") + f"{r['policy']:>14s}  "
+            print(("" if r["load"] is None else f"load {r['load']:.2f}  ") + f"{_marked(r['policy'], r):>14s}  "
                   + with_counts(variant.describe(r), r))
     else:
-        width = max(11, *(len(marked(r["policy"], r)) for r in rows))
+        width = max(11, *(len(_marked(r["policy"], r)) for r in rows))
         head = (["load"] if with_load else []) + [f"{'policy':>{width}s}", "slowdown", "bsld", "completion",
                                                    "finished/jobs", "unfinished", "dropped"]
         print(" ".join(f"{h:>11s}" for h in head))
         for r in rows:
             cells = ([f"{r['load']:11.2f}"] if with_load else []) + [
-                f"{marked(r['policy'], r):>{width}s}", f"{r['mean_slowdown']:11.3f}",
+                f"{_marked(r['policy'], r):>{width}s}", f"{r['mean_slowdown']:11.3f}",
                 f"{r['mean_bounded_slowdown']:11.3f}", f"{r['mean_completion_time']:11.3f}",
                 f"{r['finished']:>6d}/{r['jobs']:<6d}", f"{r['unfinished']:11d}", f"{r['dropped']:11d}"]
             print(" ".join(cells))
-    for line in legend(rows):
+    for line in legend(rows) + instance_ranges.legend(rows):
         print(line)
+
+
+def _marked(name: str, stats: dict) -> str:
+    """``name`` with ``*`` (leaves jobs unfinished) and ``†`` (evaluated on its training instances)."""
+    return instance_ranges.marked(marked(name, stats), stats)
+
+
+def _instances(args, variant, experiment, seeds: list[int], load) -> dict:
+    """The ``instances`` record of this evaluation: the checkpoint's training instances (None without
+    one) and what is evaluated: a jobsets file, SWF windows, reference-generator or generated instances."""
+    training = None
+    if experiment is not None:
+        training = instance_ranges.training_instances(variant, experiment.config, experiment.algo)
+    if args.jobsets_file:
+        evaluation = {"kind": "file", "path": str(args.jobsets_file)}
+    elif args.swf:
+        windows = "all" if args.swf_windows is None else [0, int(args.swf_windows)]
+        evaluation = {"kind": "trace_windows", "swf": str(args.swf), "windows": windows}
+    elif args.reference_rng:
+        evaluation = {"kind": "reference_rng", "seeds": list(seeds), "count": args.jobsets}
+    else:
+        evaluation = instance_ranges.held_out_instances(variant, args.jobsets, seeds[0])
+        if evaluation["kind"] == "generator":
+            evaluation["keys"] = [int(s) for s in seeds]
+        else:
+            evaluation.pop("seed", None)
+            evaluation["seeds"] = [int(s) for s in seeds]
+    if load is not None:
+        evaluation["load"] = load
+    return instance_ranges.record(training, evaluation, allowed=args.allow_training_instances)
 
 
 def _write_per_job(path: Path, rows: list[tuple[float | None, str, dict]], columns=None) -> None:
@@ -171,6 +208,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="grid, --swf: jobs asking for more than one processor")
     parser.add_argument("--bsld-tau", type=float,
                         help="bounded slowdown's threshold tau in time steps (default 1)")
+    parser.add_argument("--allow-training-instances", action="store_true",
+                        help="with --checkpoint: evaluate even on instances its training drew from (refused "
+                             "otherwise); its rows are then marked †")
     parser.add_argument("--per-job", type=Path, help="write per-job CSV here")
     parser.add_argument("--summary", type=Path, help="write summary JSON here")
     parser.add_argument("--results-dir", type=Path, default=Path("runs"),
@@ -190,7 +230,7 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
         raise UsageError("--loads generates jobsets; it cannot be combined with --jobsets-file")
     if args.jobsets_file and args.reference_rng:
         raise UsageError("--reference-rng generates jobsets; it cannot be combined with --jobsets-file")
-    base, extra_policies, feature_shape = _checkpoint_policies(args, extra_policies)
+    base, extra_policies, feature_shape, experiment = _checkpoint_policies(args, extra_policies)
     args.env = args.env or "deeprm"
     overrides = base | {k: v for k, v in {"num_slots": args.num_slots, "capacity": args.capacity,
                                    "horizon": args.horizon, "backlog_size": args.backlog,
@@ -219,6 +259,11 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
         if feature_shape is not None and variant.env.feature_shape() != feature_shape:
             raise UsageError(f"the checkpoint's policy takes features of shape {feature_shape}, this env "
                              f"gives {variant.env.feature_shape()}; evaluate it on the env it was trained on")
+        instances = _instances(args, variant, experiment, seeds, load)
+        try:
+            instance_ranges.check(instances, args.allow_training_instances, "--allow-training-instances")
+        except ValueError as error:
+            raise UsageError(str(error)) from None
         names = list(variant.default_baselines) if given is None else list(given)
         if args.checkpoint and not {"checkpoint", "checkpoint-sampled"} & set(names):
             names += ["checkpoint", "checkpoint-sampled"]
@@ -249,6 +294,9 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
             if len(seeds) > 1 and "mean_slowdown" in stats:
                 stats.update(_seed_stats(variant, table, jobsets_per_seed, seeds))
             stats["leaves_unfinished"] = leaves_unfinished(stats)
+            if experiment is not None and name in ("checkpoint", "checkpoint-sampled"):
+                stats[instance_ranges.FLAG] = not instances["disjoint"]
+            stats["instances"] = instances
             per_load[name] = stats
             rows.append({"load": load, "policy": name, **stats})
             per_job.append((load, name, table))
@@ -257,6 +305,9 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
         else:
             summary[f"{load:g}"] = per_load
 
+    print(f"instances: training {instance_ranges.describe(instances['training'])}; evaluation "
+          f"{instance_ranges.describe(instances['evaluation'])}; "
+          + ("disjoint" if instances["disjoint"] else "OVERLAPPING (--allow-training-instances)"))
     _print_table(variant, rows, loads[0] is not None)
     if args.summary:
         args.summary.parent.mkdir(parents=True, exist_ok=True)
@@ -277,7 +328,7 @@ def _checkpoint_policies(args, extra):
     if not args.checkpoint:
         if args.from_step is not None:
             raise UsageError("--from-step N applies to --checkpoint DIR")
-        return {}, extra, None
+        return {}, extra, None, None
     try:
         experiment, states = load_run(args.checkpoint, step=args.from_step)
     except (CheckpointError, ConfigError) as error:
@@ -290,7 +341,7 @@ def _checkpoint_policies(args, extra):
         raise UsageError(f"--env {args.env} differs from the checkpoint's env {config.env}")
     args.env = config.env
     policies = {**(extra or {}), "checkpoint": greedy, "checkpoint-sampled": sampled}
-    return dict(config.env_options), policies, variant.env.feature_shape()
+    return dict(config.env_options), policies, variant.env.feature_shape(), experiment
 
 
 def generated_instances(variant, seeds, count: int, reference_rng: bool = False):
@@ -339,11 +390,11 @@ def _write_load_curve(args, loads, names, rows) -> None:
     with open(stem.with_suffix(".csv"), "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["load", "policy", "mean_slowdown", "seed_std_slowdown", "mean_completion_time",
-                         "jobs", "finished", "unfinished", "dropped", "leaves_unfinished"])
+                         "jobs", "finished", "unfinished", "dropped", "leaves_unfinished", instance_ranges.FLAG])
         for r in rows:
             writer.writerow([r["load"], r["policy"], r["mean_slowdown"], r.get("seed_std_slowdown", ""),
                              r["mean_completion_time"], r["jobs"], r["finished"], r["unfinished"], r["dropped"],
-                             int(r["leaves_unfinished"])])
+                             int(r["leaves_unfinished"]), int(bool(r.get(instance_ranges.FLAG)))])
     curves = {}
     for name in names:
         mine = [r for r in rows if r["policy"] == name]
@@ -351,6 +402,8 @@ def _write_load_curve(args, loads, names, rows) -> None:
         missing = sum(r["unfinished"] + r["dropped"] for r in mine)
         label = f"{name} ({missing} of {sum(r['jobs'] for r in mine)} jobs unfinished or dropped)" if missing \
             else name  # its means cover finished jobs only: say so where the eye compares lines
+        if any(r.get(instance_ranges.FLAG) for r in mine):
+            label += f" {instance_ranges.MARK} on its training instances"
         curves[label] = ([r["mean_slowdown"] for r in mine], stds if any(stds) else None)
     slowdown_vs_load(loads, curves, stem.with_suffix(".png"), title=f"{args.env}: slowdown vs load")
     print(f"wrote {stem.with_suffix('.csv')} and {stem.with_suffix('.png')}")

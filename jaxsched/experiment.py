@@ -26,6 +26,7 @@ from jaxsched.algos.bc import BCConfig, train_behaviour_cloning
 from jaxsched.core.config import build_config, load_config, to_dict
 from jaxsched.core.devices import (host_copy, is_primary, make_mesh, parse_devices, primary_decides, put_global,
                                    seed_sharding, sharding_instances, sync_processes)
+from jaxsched.core import instances as instance_ranges
 from jaxsched.core.eval_curve import HeldOutCurve, read_eval_curve, read_training_curve
 from jaxsched.core.loggers import RunLog, check_logger
 from jaxsched.core.plotting import run_learning_curve
@@ -74,6 +75,8 @@ class TrainConfig:
     # eval_jobsets held-out instances -> eval_curve.csv, with the baselines there at iteration 0; 0: off
     logger: str = "csv"  # csv (metrics.csv, eval_curve.csv) or tensorboard: the same also as TensorBoard
     # scalars under tensorboard/ (needs the extra jaxsched[tensorboard]: tensorboardX)
+    allow_training_instances: bool = False  # evaluate even where the held-out instances overlap the training
+    # ones (then eval.json says so and the trained rows are marked); false: such a run is refused before it starts
     seed_batching: str = "auto"  # vmap: the seeds' iterations in one batched call; loop: one call per seed
     # (same compiled step); auto: loop for CNN policies, whose convolutions vmapped over per-seed weights
     # run as grouped convolutions, 3.2x slower on CPU and ~25x on one H200 for 3 seeds (measured). One
@@ -163,6 +166,26 @@ class Experiment:
         """The heuristics of the held-out evaluation: the config's, or the family's default."""
         config_baselines = self.config.baselines
         return tuple(self.variant.default_baselines if config_baselines is None else config_baselines)
+
+    def instances(self) -> dict:
+        """The ``instances`` record of the held-out evaluation (:mod:`jaxsched.core.instances`): what
+        training draws from, what ``eval_jobsets`` / ``eval_seed`` evaluate on, whether they are disjoint."""
+        config = self.config
+        return instance_ranges.record(
+            instance_ranges.training_instances(self.variant, config, self.algo),
+            instance_ranges.held_out_instances(self.variant, config.eval_jobsets, config.eval_seed),
+            allowed=config.allow_training_instances)
+
+    def check_instances(self) -> None:
+        """``ConfigError`` when the held-out evaluation (final or ``eval_every``) would run on training
+        instances and ``allow_training_instances`` is not set."""
+        if not self.config.eval_jobsets:
+            return
+        try:
+            instance_ranges.check(self.instances(), self.config.allow_training_instances,
+                                  "allow_training_instances=true (train --allow-training-instances)")
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
 
     @classmethod
     def from_config(cls, config: TrainConfig) -> "Experiment":
@@ -301,6 +324,7 @@ def train(config: TrainConfig, out: Path, resume: bool = False, log=print, from_
     if not primary:
         log = _silent
     experiment = Experiment.from_config(config)
+    experiment.check_instances()  # before anything is written
     if experiment.mesh is None and config.devices != 1:  # a device count above what exists fails here
         log(f"note: devices={config.devices}, but neither the {len(config.seeds)} seed(s) nor the learner's "
             "instances divide over the devices; training on one device (a replicated run is slower)")
@@ -464,17 +488,30 @@ def evaluate_run(experiment: Experiment, states, out: Path, log=print, write: bo
     batched, header = variant.held_out(config.eval_jobsets, config.eval_seed)
     tables = evaluate_each(variant, policies, batched, jax.random.PRNGKey(config.eval_seed + 1), "held-out evaluation")
     summary = {name: variant.summarize(table) for name, table in tables.items()}
-    for stats in summary.values():
+    instances = experiment.instances()
+    for name, stats in summary.items():
         stats["leaves_unfinished"] = leaves_unfinished(stats)
+        if name not in experiment.baselines:  # a trained policy
+            stats[instance_ranges.FLAG] = not instances["disjoint"]
     if not write:
         return summary
-    write_evaluation(out, header | {"legend": legend_text(summary.values())}, summary,
-                     lambda stats: with_counts(variant.describe(stats), stats),
-                     f"{config.eval_jobsets} held-out instances, seed {config.eval_seed}", log)
-    for line in legend(summary.values()):
+    marks = instance_ranges.legend(summary.values())
+    header = header | {"instances": instances, "legend": legend_text(summary.values())}
+    if marks:
+        header["instances_legend"] = marks[0]
+    what = f"{config.eval_jobsets} held-out instances, seed {config.eval_seed}"
+    write_evaluation(out, header, summary, lambda stats: _described(variant, stats),
+                     what if instances["disjoint"] else f"{what}; ON TRAINING INSTANCES", log)
+    for line in legend(summary.values()) + marks:
         log(line)
     variant.plot_learning_curves(out, summary, experiment.baselines, title=f"{config.env} {config.algo}")
     return summary
+
+
+def _described(variant, stats: dict) -> str:
+    """A policy's logged line: the family's, with counts, ``*`` (unfinished) and ``†`` (training instances)."""
+    line = with_counts(variant.describe(stats), stats)
+    return line + (f"  {instance_ranges.MARK}" if stats.get(instance_ranges.FLAG) else "")
 
 
 def load_run(run_dir: Path, env: str | None = None, step: int | None = None, log=None):

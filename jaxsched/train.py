@@ -4,6 +4,8 @@
     [--out DIR]       run directory (default: runs/<config name>)
     [--resume DIR]    continue a killed or finished run from its newest intact checkpoint
     [--from-step N]   with --resume: from the checkpoint of iteration N instead (later ones are deleted)
+    [--allow-training-instances]   evaluate even on held-out instances that overlap training's (marked †);
+                      without it such a run is refused before it starts (jaxsched.core.instances)
     [--coordinator HOST:PORT --num-processes N --process-id I]   one of N processes of a multi-host run
     [--distributed]   the same, with the processes' settings detected (SLURM, Cloud TPU; jax.distributed)
 
@@ -40,6 +42,9 @@ def main(argv=None) -> int:
     parser.add_argument("--resume", type=Path, help="continue the run in this directory")
     parser.add_argument("--from-step", type=int, metavar="N",
                         help="with --resume: start from the checkpoint of iteration N (default: the newest intact)")
+    parser.add_argument("--allow-training-instances", action="store_true",
+                        help="evaluate even where the held-out instances overlap the training ones (the config key "
+                             "allow_training_instances=true; eval.json and the trained rows then say so)")
     group = parser.add_argument_group("multi-process runs (jax.distributed)")
     group.add_argument("--coordinator", metavar="HOST:PORT", help="process 0's address (process 0 serves it)")
     group.add_argument("--num-processes", type=int, metavar="N")
@@ -66,6 +71,8 @@ def main(argv=None) -> int:
             except ValueError:
                 raise ConfigError(f"--seeds must be comma-separated integers, got {args.seeds!r}") from None
             overrides.append(f"seeds={seeds}")
+        if args.allow_training_instances:
+            overrides.append("allow_training_instances=true")
         if args.resume:
             saved = read_run_config(args.resume)
             config = load_train_config(args.config, overrides) if args.config else train_config(saved, overrides)

@@ -116,12 +116,10 @@ def test_policy_trained_at_one_n_runs_at_another():
         dqn_policy(None, obs)
 
 
-# Every ablation switch is covered by default ("cvd-neither" turns off decomposition and look-ahead,
-# "cvd-no-topk" the filter); the single-switch variants repeat those paths and run with -m slow.
+# Every ablation switch, and each of the Q-model's four branches (decomposition x look-ahead: the
+# single-switch variants are models of their own, cvd.cvd_model), at about 4 s apiece.
 @pytest.mark.parametrize("algo,options", [
-    ("dqn", {}), ("cvd", {}),
-    pytest.param("cvd", {"decomposition": False}, marks=pytest.mark.slow),
-    pytest.param("cvd", {"lookahead": False}, marks=pytest.mark.slow),
+    ("dqn", {}), ("cvd", {}), ("cvd", {"decomposition": False}), ("cvd", {"lookahead": False}),
     ("cvd", {"top_k": False}), ("cvd", {"decomposition": False, "lookahead": False}),
 ], ids=["dqn", "cvd", "cvd-no-decomposition", "cvd-no-lookahead", "cvd-no-topk", "cvd-neither"])
 def test_iterations_fill_the_buffer_learn_and_repeat_exactly(algo, options):
@@ -183,6 +181,7 @@ def test_train_cli_runs_vm_end_to_end(tmp_path):
     code = train_main(["--config", "configs/vm_cvd_synthetic.yaml", "--out", str(out), "iterations=4", "chunk=2",
                        "checkpoint_every=2", "eval_jobsets=3", "algo_options.learning_starts=32",
                        "algo_options.batch_size=32", "algo_options.rollout_steps=8", "env_options.window=300",
+                       "env_options.held_out_from=4000",  # held-out starts disjoint from training's (else refused)
                        "algo_options.impact_reward=2.0", "algo_options.k_room_fit=1",
                        "baselines=[first_fit, best_fit, pm_best_fit, room_fit]"])
     assert code == 0
@@ -219,7 +218,7 @@ def test_train_cli_runs_vm_end_to_end(tmp_path):
     assert by_policy["trained_seed0"]["scheduled_length"] == {r["policy"]: r for r in rows}["trained"]["scheduled_length"]
     [summary] = written["seed_summary"]
     assert summary["seed_lengths"] == [by_policy["trained_seed0"]["scheduled_length"]]
-    assert "IQM [95% CI]" in table.with_suffix(".md").read_text()
+    assert "IQM [range]" in table.with_suffix(".md").read_text()  # one seed: a range, never a CI
 
 
 def test_restarted_episodes_carry_their_own_trace_window():
@@ -260,6 +259,45 @@ def test_cvd_rl_improves_on_its_initial_policy():
     trained = placed(state)
     best = evaluate_policies(variant, {"b": best_fit}, starts, jax.random.PRNGKey(0))["b"]["scheduled_length"].mean()
     assert trained > 1.05 * initial, (initial, trained, best)
+
+
+def bellman_fit(config, model, state):
+    """(mean over the replay of the greedy action's Q, mean |Q(s, a) - r - gamma max_a' Q(s', a')|), both
+    with the online network (the learner's target network trails it)."""
+    size = int(state.replay.size)
+    replay = jax.tree.map(lambda x: x[:size], (state.replay.features, state.replay.action, state.replay.reward,
+                                               state.replay.next_features, state.replay.next_mask,
+                                               state.replay.done))
+    features, action, reward, next_features, next_mask, done = replay
+    q = jax.vmap(lambda f: model.q_values(state.params, f))(features)
+    next_q = jax.vmap(lambda f: model.q_values(state.params, f))(next_features)
+    best_next = jnp.max(jnp.where(next_mask, next_q, -jnp.inf), axis=-1)
+    target = reward + config.gamma * jnp.where(done, 0.0, best_next)
+    residual = jnp.abs(jnp.take_along_axis(q, action[:, None], axis=-1)[:, 0] - target)
+    return float(jnp.mean(jnp.max(q, axis=-1))), float(jnp.mean(residual))
+
+
+def test_cvd_rl_learns_the_value_of_placing_small():
+    """The learning check at a small size (about 2,500 decisions): +1 per placement and episodes of
+    ~100 placements make Q ~ 1 / (1 - gamma) = 4 on most states. From its random initialization
+    (mean greedy Q -4.1 here) CVD-RL's Q moves there (measured 3.1 after 40 iterations; seeds 1 and 2:
+    3.7, 3.6) and its Bellman residual on the replayed transitions falls. Wrong rewards, a wrong
+    discount or a target network that never follows would fail it; the slow test below checks that
+    the placements improve."""
+    variant = build("vm-synthetic", num_pms=3, window=200)
+    config = CVDConfig(num_envs=4, rollout_steps=16, gradient_steps=4, batch_size=64, buffer_size=2048,
+                       learning_starts=64, hidden=16, layers=3, num_starts=8, lr=2e-3, tau=0.05)
+    model = cvd_model(variant.env.num_pms, config)
+    init_fn, update_fn = ALGORITHMS["cvd"].make_train(variant, config, jax.random.PRNGKey(0))
+    chunk = jax.jit(lambda s: jax.lax.scan(lambda s, _: update_fn(s), s, None, length=40))
+    state = init_fn(jax.random.PRNGKey(0))
+    first, _ = jax.jit(update_fn)(state)  # the buffer's first transitions, before any learning
+    trained, metrics = chunk(state)
+    q_first, residual_first = bellman_fit(config, model, first)
+    q_trained, residual_trained = bellman_fit(config, model, trained)
+    assert 2.5 < q_trained < 4.5 and abs(q_trained - 4) < abs(q_first - 4), (q_first, q_trained)
+    assert residual_trained < 0.5 * residual_first, (residual_first, residual_trained)
+    assert np.isfinite(np.asarray(metrics["loss"])).all()
 
 
 def test_vm_run_with_deeprm_baselines_fails_before_training(tmp_path, capsys):

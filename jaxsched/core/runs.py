@@ -229,9 +229,10 @@ def read_run_config(run_dir: Path) -> dict:
 
 def check_same_config(saved: dict, requested: dict, run_dir: Path) -> None:
     """Raises naming every key whose value differs, ignoring ``iterations`` (a resume may extend it),
-    ``devices`` (a resume may run on another machine) and ``checkpoint_minutes`` (no effect on results)."""
+    ``devices`` (a resume may run on another machine), ``checkpoint_minutes`` (no effect on results) and
+    ``allow_training_instances`` (what the final evaluation may run on, not the training)."""
     keys = sorted(set(saved) | set(requested))
-    ignored = ("iterations", "devices", "checkpoint_minutes")
+    ignored = ("iterations", "devices", "checkpoint_minutes", "allow_training_instances")
     diffs = [f"{k}: checkpoint {saved.get(k)!r} vs requested {requested.get(k)!r}"
              for k in keys if k not in ignored and saved.get(k) != requested.get(k)]
     if diffs:

@@ -22,7 +22,7 @@ from jaxsched.envs.vm.types import EnvParams as VmEnvParams
 _VM_ENV_KEYS = ("num_pms", "reward")
 _VM_PARAM_KEYS = tuple(f.name for f in dataclasses.fields(VmEnvParams) if f.name != "requests")
 _VM_TRACE_KEYS = ("trace", "trace_format", "synthetic_vms", "seed", "window", "start_low", "start_high",
-                  "held_out_from", "synthetic_mix", "load", "median_lifetime", "lifetime_sigma")
+                  "held_out_from", "held_out_after", "synthetic_mix", "load", "median_lifetime", "lifetime_sigma")
 
 # Type mixes for synthetic traces: rows of (cpu, mem GB, share). "huawei" is the derived trace's
 # (68% of VMs take 1 cpu, 0.3% take >= 32). "frag" is the mix of ``vm-frag`` (see there): half the
@@ -78,7 +78,10 @@ class VmVariant:
 
     ``held_out_from`` (a row, or None) splits the start rows so that held-out episodes see none of the
     trace that training saw: held-out starts are ``[held_out_from, start_high)``, training starts end
-    their windows before it (:meth:`start_range`). None: both draw from ``[start_low, start_high)``."""
+    their windows before it (:meth:`start_range`). None: both draw from ``[start_low, start_high)``, and
+    train / evaluate refuse to evaluate a trained policy there (:mod:`jaxsched.core.instances`). The build
+    option ``held_out_after = K`` keeps the training starts ``[start_low, start_high)`` and puts the
+    held-out ones in the K rows after the last training window (``held_out_from = start_high + window - 1``)."""
 
     name: str
     env: VmPlacement
@@ -88,6 +91,7 @@ class VmVariant:
     start_low: int
     start_high: int
     held_out_from: int | None = None
+    trace_name: str = ""  # what the trace is (a file, or the synthetic trace's seed): instance records name it
     headline: Headline = Headline("mean_return", "scheduled_length", higher_is_better=True)
     default_baselines: tuple[str, ...] = ("first_fit", "best_fit", "pm_best_fit")
 
@@ -182,6 +186,8 @@ def build(name: str, **overrides) -> VmVariant:
     length, win = trace.length, int(config["window"])
     low = int(config["start_low"])
     high = min(int(config["start_high"]), length - 1)
+    if config.get("held_out_after") is not None:  # held-out starts after every training window's rows
+        config["held_out_from"], high = _held_out_after(config, length)
     if win < 1 or not 0 <= low < high:
         raise ValueError(f"need window >= 1 and 0 <= start_low < start_high <= trace length ({length}); "
                          f"got window {win}, starts [{low}, {config['start_high']})")
@@ -189,8 +195,26 @@ def build(name: str, **overrides) -> VmVariant:
     env = VmPlacement(**{k: config[k] for k in _VM_ENV_KEYS if k in config})
     params = VmEnvParams(requests=window(trace, low, win),
                          **{k: config[k] for k in _VM_PARAM_KEYS if k in config})
+    trace_name = (f"synthetic seed {int(config.get('seed', 0))}" if config["trace"] == "synthetic"
+                  else str(config["trace"]))
     return VmVariant(name=name, env=env, params=params, trace=trace, window=win, start_low=low, start_high=high,
-                     held_out_from=held_out_from)
+                     held_out_from=held_out_from, trace_name=trace_name)
+
+
+def _held_out_after(config: dict, length: int) -> tuple[int, int]:
+    """``(held_out_from, start_high)`` of the option ``held_out_after = K``: training keeps its starts
+    ``[start_low, start_high)``, whose windows end before row ``start_high + window - 1``; the held-out
+    starts are the K rows from there. A synthetic trace sized from ``synthetic_vms = 0`` covers them."""
+    count, high, win = config["held_out_after"], int(config["start_high"]), int(config["window"])
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ValueError(f"held_out_after must be a positive number of held-out start rows (or null), got {count!r}")
+    if config.get("held_out_from") is not None:
+        raise ValueError("give held_out_from or held_out_after, not both")
+    first = high + win - 1
+    if first + count > length - 1:
+        raise ValueError(f"held_out_after {count}: held-out starts [{first}, {first + count}) pass the trace's "
+                         f"{length} rows (raise synthetic_vms, or use synthetic_vms=0 to size it)")
+    return first, first + count
 
 
 def _held_out_from(value, low: int, high: int, win: int) -> int | None:
@@ -225,5 +249,8 @@ def _synthetic_options(config: dict) -> dict:
         cluster_cpu = int(config["num_pms"]) * 2 * float(config.get("numa_cpu", VmEnvParams.numa_cpu))
         options["mean_interarrival"] = interarrival_for_load(float(config["load"]), cluster_cpu, **options)
     vms = int(config.get("synthetic_vms", 3000))
-    options["num_vms"] = vms if vms > 0 else (int(config["start_high"]) + int(config["window"])) // 2 + 1
+    last = int(config["start_high"]) + int(config.get("held_out_after") or 0)  # held-out starts follow the training
+    # windows (held_out_after): the trace then also holds them and their windows
+    extra = int(config["window"]) if config.get("held_out_after") else 0
+    options["num_vms"] = vms if vms > 0 else (last + extra + int(config["window"])) // 2 + 1
     return options
