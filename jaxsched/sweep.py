@@ -11,8 +11,12 @@ its own process (with ``CUDA_VISIBLE_DEVICES=0,1,...`` set, worker k sees only t
 finished cell: ``DIR/summary.csv`` (one row per cell and seed: the swept values, ``seed``, ``run_dir``,
 the held-out ``final_<metric>`` of the trained policy and of each baseline, and the iterations the
 training curve took to reach each baseline) and ``DIR/report.md`` with the interquartile mean and 95%
-stratified-bootstrap confidence interval over seeds (:mod:`jaxsched.core.stats`), learning curves with
-CI bands and performance profiles.
+stratified-bootstrap confidence interval over seeds (:mod:`jaxsched.core.stats`; under 5 seeds the seeds'
+range, labelled "range"), learning curves with CI (range) bands and performance profiles.
+
+    python -m jaxsched.sweep --report-only --out DIR
+
+rewrites ``summary.csv``, ``report.md`` and the figures from the finished cells, training nothing.
 """
 
 from __future__ import annotations
@@ -206,10 +210,29 @@ def write_summary(out: Path, grid_keys: list[str]) -> list[dict]:
     return rows
 
 
+def interval_words(seed_counts) -> tuple[str, str]:
+    """(column label, sentence) for the intervals of cells with these seed counts: the 95% CI from
+    :data:`stats.MIN_SEEDS_FOR_CI` seeds, the range (min, max) below, both where the cells differ."""
+    few = [n < stats.MIN_SEEDS_FOR_CI for n in seed_counts]
+    ci = f"95% stratified-bootstrap CI ({BOOTSTRAP_REPS} resamples)"
+    rng = f"the seeds' range (min, max; a bootstrap CI needs {stats.MIN_SEEDS_FOR_CI} seeds)"
+    if not any(few):
+        return "95% CI", ci
+    if all(few):
+        return "range", rng
+    under = f"under {stats.MIN_SEEDS_FOR_CI} seeds"
+    return f"95% CI; range {under}", f"{ci}, or {under} {rng}"
+
+
 def write_report(out: Path, grid_keys: list[str], rows: list[dict]) -> None:
-    """report.md: per cell, IQM [95% CI] over seeds of the trained policy's headline metric beside the
-    baselines', finished / jobs where the family counts jobs; learning curves; performance profiles."""
+    """report.md: per cell, IQM [95% CI] over seeds (the range under 5 seeds) of the trained policy's
+    headline metric beside the baselines', finished / jobs where the family counts jobs; learning
+    curves; performance profiles."""
     cells = list(dict.fromkeys(row["run_dir"] for row in rows))
+    seed_counts = [sum(row["run_dir"] == cell for row in rows) for cell in cells]
+    label, sentence = interval_words(seed_counts)
+    band = {"95% CI": "95% bootstrap CI band", "range": "range (min-max) band"}.get(
+        label, f"95% bootstrap CI band (range under {stats.MIN_SEEDS_FOR_CI} seeds)")
     first = train_config(read_run_config(out / cells[0]))
     headline = _headline(first)
     metric, better = headline.eval_metric, "higher" if headline.higher_is_better else "lower"
@@ -217,10 +240,9 @@ def write_report(out: Path, grid_keys: list[str], rows: list[dict]) -> None:
     envs = first.env if "env" not in varying else "each cell's env"
     lines = [f"# Sweep report: {envs}, {first.algo}", "",
              f"Held-out `{metric}` ({better} is better) of each seed's trained policy (greedy; sampled in its "
-             f"own column): interquartile mean over seeds and 95% stratified-bootstrap CI ({BOOTSTRAP_REPS} "
-             f"resamples). Baselines are deterministic on the same held-out instances. Budget per seed: "
+             f"own column): interquartile mean over seeds and {sentence}. Baselines are deterministic on the same held-out instances. Budget per seed: "
              f"{first.iterations} iterations.", ""]
-    header = ["cell", *grid_keys, "seeds", "trained IQM [95% CI]", "sampled IQM [95% CI]"]
+    header = ["cell", *grid_keys, "seeds", f"trained IQM [{label}]", f"sampled IQM [{label}]"]
     jobs = "final_finished" in rows[0]
     if jobs:
         header += ["finished / jobs (trained, all seeds)", "finished / jobs (sampled)"]
@@ -238,7 +260,7 @@ def write_report(out: Path, grid_keys: list[str], rows: list[dict]) -> None:
         for values in (trained, sampled):
             if np.all(np.isfinite(values)):
                 s = stats.summarize_over_seeds(values, headline.higher_is_better, reps=BOOTSTRAP_REPS)
-                cells_line.append(f"{s['iqm']:.3f} [{s['ci_low']:.3f}, {s['ci_high']:.3f}]")
+                cells_line.append(f"{s['iqm']:.3f} {stats.summary_interval(s).text('.3f')}")
             else:
                 cells_line.append(f"{int(np.sum(~np.isfinite(values)))} seed(s) without a value")
         if jobs:
@@ -261,7 +283,7 @@ def write_report(out: Path, grid_keys: list[str], rows: list[dict]) -> None:
                       "such a seed is not counted as beating any baseline.", "", LEGEND + "."]
     curves_with_bands(band_series, out / "learning_curves.png", "iteration",
                       f"training {headline.train_metric} (running mean of {SMOOTHING})",
-                      title=f"{envs}, {first.algo}: IQM over seeds, 95% bootstrap CI band")
+                      title=f"{envs}, {first.algo}: IQM over seeds, {band}")
     performance_profiles(final_by_cell, out / "performance_profile.png", metric, headline.higher_is_better)
     lines += ["", "![learning curves](learning_curves.png)", "", "![performance profile](performance_profile.png)",
               "", "Rows: `summary.csv` (one per cell and seed)."]
@@ -294,7 +316,8 @@ def _seeds_beating(rows: list[dict], prefix: str, metric: str, level: float, hig
 
 
 def _curve_band(run_dir: Path, column: str):
-    """(iterations, IQM, CI low, CI high) over seeds of the smoothed training curve."""
+    """(iterations, IQM, CI low, CI high) over seeds of the smoothed training curve (under 5 seeds the
+    seeds' min and max: :func:`stats.seed_interval`)."""
     by_seed = _metrics_by_seed(run_dir, column)
     iterations = next(iter(by_seed.values()))[0]
     matrix = np.stack([running_mean(values, SMOOTHING) for _, values in by_seed.values()])
@@ -303,23 +326,31 @@ def _curve_band(run_dir: Path, column: str):
         column_values = matrix[:, i]
         if np.all(np.isfinite(column_values)):
             centre[i] = stats.iqm(column_values)
-            low[i], high[i] = stats.stratified_bootstrap_ci(column_values, reps=200, seed=i)
+            interval = stats.seed_interval(column_values, reps=200, seed=i)
+            low[i], high[i] = interval.low, interval.high
     return iterations, centre, low, high
 
 
 # ------------------------------------------------------------------------------------------ command
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m jaxsched.sweep", description=__doc__.splitlines()[0])
-    parser.add_argument("--config", type=Path, required=True, help="the base YAML experiment config")
+    parser.add_argument("--config", type=Path, help="the base YAML experiment config (required unless --report-only)")
     parser.add_argument("--seeds", default="0:8", help="a:b or a,b,c (default 0:8); vmapped in each cell")
     parser.add_argument("axes", nargs="*", help="swept keys: key=v1,v2,... (e.g. algo_options.lr=1e-3,3e-4)")
     parser.add_argument("--out", type=Path, required=True, help="the sweep directory")
     parser.add_argument("--shard", default="0/1", help="I/N: run cells I, I + N, I + 2N, ... (default all)")
     parser.add_argument("--workers", type=int, default=1, help="cells run at once, each in its own process")
     parser.add_argument("--no-summary", action="store_true", help=argparse.SUPPRESS)  # a worker's: the parent writes it
+    parser.add_argument("--report-only", action="store_true",
+                        help="rewrite DIR's summary.csv, report.md and figures from its finished cells; train nothing")
     from_command_line = argv is None
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
+    if args.report_only:
+        return _report_only(args.out)
+    if args.config is None:
+        print("error: --config is required (unless --report-only)", file=sys.stderr)
+        return 2
     try:
         seeds = parse_seeds(args.seeds)
         grid = parse_grid(args.axes)
@@ -363,6 +394,34 @@ def main(argv=None) -> int:
     if not args.no_summary:
         _write_summary(args.out, grid, len(cells))
     return 1 if failed else 0
+
+
+def swept_keys(out: Path) -> list[str]:
+    """The swept keys of the sweep in ``out``, in their order: the columns of its ``summary.csv`` before
+    ``seed``, else the values each finished cell's ``sweep_cell.json`` records."""
+    summary = out / "summary.csv"
+    if summary.exists():
+        with open(summary, newline="") as f:
+            header = next(csv.reader(f), [])
+        if "seed" in header:
+            return header[:header.index("seed")]
+    keys = {}
+    for cell in sorted((out / "cells").glob("*/sweep_cell.json")):
+        keys.update(dict.fromkeys(json.loads(cell.read_text())["values"]))
+    return list(keys)
+
+
+def _report_only(out: Path) -> int:
+    """``--report-only``: the summary and report of the cells already finished in ``out``."""
+    if not (out / "cells").is_dir():
+        print(f"error: {out / 'cells'} not found: not a sweep directory", file=sys.stderr)
+        return 2
+    rows = write_summary(out, swept_keys(out))
+    if not rows:
+        print(f"error: no finished cell (eval.json) under {out / 'cells'}", file=sys.stderr)
+        return 2
+    print(f"wrote {out / 'summary.csv'} and {out / 'report.md'} ({len({r['run_dir'] for r in rows})} cells)")
+    return 0
 
 
 def _write_summary(out: Path, grid, num_cells: int) -> None:

@@ -1,14 +1,16 @@
 """jaxsched.core.stats: the IQM against hand-computed values (rliable's trim_mean convention), the
 stratified bootstrap's resampling and intervals, performance profiles, the probability of
-improvement, and refusal of empty or NaN input."""
+improvement, refusal of empty or NaN input, and of a bootstrap interval over fewer than 5 runs (seeds),
+where tables get the labelled range (min, max) instead."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from jaxsched.core.stats import (compare, iqm, performance_profile, profile_ci, stratified_bootstrap_ci,
-                                 summarize_over_seeds)
+from jaxsched.core.stats import (MIN_SEEDS_FOR_CI, SeedInterval, TooFewRunsError, compare, iqm,
+                                 performance_profile, profile_ci, seed_interval, stratified_bootstrap_ci,
+                                 summarize_over_seeds, summary_interval)
 from jaxsched.errors import InputError
 
 # Geometric values make the integer cut differ from a fractionally weighted trim (checked below).
@@ -147,8 +149,83 @@ def test_summarize_over_seeds():
     assert s["ci_low"] <= s["iqm"] <= s["ci_high"]
     assert s["higher_is_better"] is False
     assert summarize_over_seeds(values, reps=500, seed=0)["ci_low"] == s["ci_low"]
+    assert "range_low" not in s and summary_interval(s) == SeedInterval(s["ci_low"], s["ci_high"], 5, True)
     one = summarize_over_seeds([7.0], reps=100)
-    assert one["iqm"] == one["ci_low"] == one["ci_high"] == 7.0 and np.isnan(one["std"])
+    assert one["iqm"] == one["range_low"] == one["range_high"] == 7.0 and np.isnan(one["std"])
+    assert "ci_low" not in one
+
+
+# --------------------------------------------------------------------------------------------------
+# fewer than 5 seeds: no bootstrap interval, the range instead
+
+
+def test_the_threshold_is_five_seeds():
+    assert MIN_SEEDS_FOR_CI == 5
+
+
+@pytest.mark.parametrize("call", [
+    lambda v: stratified_bootstrap_ci(v, reps=100),
+    lambda v: profile_ci(v, [0.0], reps=100),
+    lambda v: compare(v, np.arange(8.0), reps=100),
+    lambda v: compare(np.arange(8.0), v, reps=100),
+], ids=["bootstrap", "profile_ci", "compare_a", "compare_b"])
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_bootstrap_refuses_fewer_than_five_runs(call, n):
+    values = np.arange(1.0, n + 1.0)
+    with pytest.raises(TooFewRunsError, match=rf"at least 5 runs \(seeds\), got {n};.*range"):
+        call(values)
+    with pytest.raises(ValueError):  # an InputError, so a ValueError, like every refused input
+        call(values)
+
+
+def test_bootstrap_counts_the_runs_of_every_task():
+    # Pooled over tasks (rliable's setting) the runs of all tasks count: 2 + 2 refused, 3 + 2 accepted.
+    with pytest.raises(TooFewRunsError, match="got 4"):
+        stratified_bootstrap_ci({"a": [1.0, 2.0], "b": [3.0, 4.0]}, reps=10)
+    low, high = stratified_bootstrap_ci({"a": [1.0, 2.0, 3.0], "b": [3.0, 4.0]}, reps=200)
+    assert 1.0 <= low <= high <= 4.0
+
+
+@pytest.mark.parametrize("values", [[3.0], [2.0, 9.0], [4.0, 1.0, 2.5], [1.0, 8.0, 2.0, 3.0]])
+def test_under_five_seeds_the_interval_is_the_labelled_range(values):
+    interval = seed_interval(values, reps=500, seed=0)
+    assert (interval.low, interval.high) == (min(values), max(values))
+    assert interval.n == len(values) and not interval.is_ci
+    assert interval.label == "range"
+    assert interval.text(".2f") == f"[range {min(values):.2f}, {max(values):.2f}]"
+    assert interval.keys() == {"range_low": min(values), "range_high": max(values)}
+    s = summarize_over_seeds(values, reps=500)
+    assert (s["range_low"], s["range_high"]) == (min(values), max(values)) and "ci_low" not in s
+    assert s["iqm"] == pytest.approx(iqm(values))
+    assert summary_interval(s) == interval
+
+
+def test_from_five_seeds_the_interval_is_the_bootstrap_ci():
+    for n in (5, 6, 12):
+        values = np.random.default_rng(n).normal(3.0, 1.0, size=n)
+        interval = seed_interval(values, reps=500, seed=4)
+        assert interval.is_ci and interval.n == n and interval.label == "95% CI"
+        assert (interval.low, interval.high) == stratified_bootstrap_ci(values, iqm, reps=500, seed=4)
+        assert interval.text() == f"[{interval.low:.3f}, {interval.high:.3f}]"
+        s = summarize_over_seeds(values, reps=500, seed=4)
+        assert (s["ci_low"], s["ci_high"]) == (interval.low, interval.high) and "range_low" not in s
+        # narrower than the range (a trimmed statistic's resamples rarely reach the extremes)
+        assert values.min() <= interval.low <= interval.high <= values.max()
+    assert seed_interval(np.arange(5.0), reps=200, confidence=0.9).label == "90% CI"
+
+
+def test_three_seeds_bootstrap_would_have_been_the_range():
+    # Why the refusal: a 3-seed "95% CI" (2000 resamples) is the min and max exactly. Resampling by hand:
+    x = np.array([1.3, 2.9, 2.2])
+    draws = x[np.random.default_rng(0).integers(0, 3, size=(2000, 3))]
+    low, high = np.percentile(draws.mean(axis=1), [2.5, 97.5])  # iqm of 3 values is their mean
+    assert (low, high) == (x.min(), x.max())
+    assert (seed_interval(x).low, seed_interval(x).high) == (x.min(), x.max())
+
+
+def test_summary_interval_refuses_a_summary_without_one():
+    with pytest.raises(InputError, match="neither"):
+        summary_interval({"n": 3, "iqm": 1.0})
 
 
 # --------------------------------------------------------------------------------------------------
@@ -186,7 +263,7 @@ def test_profile_is_monotone_in_tau_and_in_unit_interval():
 
 
 def test_prob_improvement_dominance_and_identical_samples():
-    a, b = np.array([5.0, 6.0, 7.0]), np.array([1.0, 2.0, 3.0, 4.0])
+    a, b = np.array([5.0, 6.0, 7.0, 8.0, 9.0]), np.array([1.0, 2.0, 3.0, 4.0, 4.5, 0.0])
     assert compare(a, b, reps=200) == {"prob_improvement": 1.0, "ci_low": 1.0, "ci_high": 1.0}
     assert compare(b, a, reps=200)["prob_improvement"] == 0.0
     # lower is better (e.g. slowdown): then b dominates a
@@ -199,7 +276,8 @@ def test_prob_improvement_dominance_and_identical_samples():
 
 def test_prob_improvement_hand_computed_with_ties():
     # a=1 beats only 0: 1; a=2 ties 2 and 2 (0.5 each) and beats 0: 2; a=3 beats all three: 3 -> 6/9
-    a, b = [1.0, 2.0, 3.0], [2.0, 2.0, 0.0]
+    # (each run twice over, so each side has the 5 runs a bootstrap needs; the proportions are the same)
+    a, b = [1.0, 2.0, 3.0] * 2, [2.0, 2.0, 0.0] * 2
     r = compare(a, b, reps=500, seed=0)
     assert r["prob_improvement"] == pytest.approx(6 / 9)
     assert r["ci_low"] <= 6 / 9 <= r["ci_high"]
@@ -211,15 +289,15 @@ def test_prob_improvement_hand_computed_with_ties():
 
 def test_prob_improvement_averages_over_tasks():
     # task x: A dominates (1.0); task y: identical (0.5) -> 0.75; dict and [runs, tasks] agree
-    a = {"x": [3.0, 4.0], "y": [1.0, 2.0]}
-    b = {"y": [1.0, 2.0], "x": [0.0, 1.0]}  # key order must not matter
+    a = {"x": [3.0, 4.0, 3.0], "y": [1.0, 2.0, 1.0]}
+    b = {"y": [1.0, 2.0, 1.0], "x": [0.0, 1.0, 0.0]}  # key order must not matter
     assert compare(a, b, reps=100)["prob_improvement"] == pytest.approx(0.75)
-    am, bm = np.array([[3.0, 1.0], [4.0, 2.0]]), np.array([[0.0, 1.0], [1.0, 2.0]])
+    am, bm = np.array([[3.0, 1.0], [4.0, 2.0], [3.0, 1.0]]), np.array([[0.0, 1.0], [1.0, 2.0], [0.0, 1.0]])
     assert compare(am, bm, reps=100)["prob_improvement"] == pytest.approx(0.75)
     with pytest.raises(ValueError, match="same tasks"):
         compare(a, {"x": [1.0], "z": [1.0]})
     with pytest.raises(ValueError, match="task"):
-        compare(am, np.ones((2, 3)))
+        compare(am, np.ones((3, 3)))
 
 
 # --------------------------------------------------------------------------------------------------

@@ -6,10 +6,18 @@ Scores come as a 1-D array (runs of one task), a 2-D array ``[runs, tasks]`` or 
 ``{task: 1-D runs}`` (tasks may then have different run counts). Only numpy; every function
 refuses empty input and NaN/inf with an :class:`~jaxsched.errors.InputError` (a ``ValueError``)
 rather than dropping values, since a silently dropped diverged seed flatters the result.
+
+Few seeds: a percentile bootstrap over n runs can only return values built from those n runs; over
+3 seeds the "95% CI" of the IQM (the mean there) is exactly the seeds' min and max (each extreme is
+drawn three times in 1/27 = 3.7% > 2.5% of the resamples). So every bootstrap here refuses fewer than
+:data:`MIN_SEEDS_FOR_CI` runs (:class:`TooFewRunsError`), and tables call :func:`seed_interval`, which
+gives the bootstrap CI from 5 runs and the plain range (min, max) below, labelled as such
+(:class:`SeedInterval`), so no text calls three seeds' extremes a confidence interval.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Callable
 
@@ -17,8 +25,12 @@ import numpy as np
 
 from jaxsched.errors import InputError
 
-__all__ = ["iqm", "stratified_bootstrap_ci", "summarize_over_seeds", "performance_profile", "profile_ci",
+__all__ = ["MIN_SEEDS_FOR_CI", "TooFewRunsError", "SeedInterval", "iqm", "stratified_bootstrap_ci",
+           "seed_interval", "summary_interval", "summarize_over_seeds", "performance_profile", "profile_ci",
            "compare"]
+
+# Below this many runs (seeds) no bootstrap interval is computed: seed_interval gives the range instead.
+MIN_SEEDS_FOR_CI = 5
 
 # At most this many pairwise comparisons are held in memory at once by the probability of improvement.
 _PAIR_CHUNK = 4_000_000
@@ -26,6 +38,11 @@ _PAIR_CHUNK = 4_000_000
 
 # --------------------------------------------------------------------------------------------------
 # Input checks
+
+
+class TooFewRunsError(InputError):
+    """A bootstrap interval was asked of fewer than :data:`MIN_SEEDS_FOR_CI` runs: over so few it is
+    (nearly) the runs' min-max range, and must be reported as a range (:func:`seed_interval`)."""
 
 
 def _finite(values, name: str, ndim: tuple[int, ...] | None = None) -> np.ndarray:
@@ -76,6 +93,17 @@ def _check_bootstrap(reps: int, confidence: float) -> None:
         raise InputError(f"confidence must lie strictly between 0 and 1, got {confidence!r}")
 
 
+def _check_runs(runs: list[np.ndarray], name: str) -> None:
+    """Refuse a bootstrap of fewer than :data:`MIN_SEEDS_FOR_CI` runs (counted over all tasks: a statistic
+    pooled over several tasks, rliable's setting, resamples every task's runs)."""
+    n = sum(r.size for r in runs)
+    if n < MIN_SEEDS_FOR_CI:
+        raise TooFewRunsError(
+            f"{name}: a bootstrap confidence interval needs at least {MIN_SEEDS_FOR_CI} runs (seeds), got {n}; "
+            f"over so few runs the percentile bootstrap returns (about) the runs' min and max. Report the range "
+            f"instead: jaxsched.core.stats.seed_interval() does, labelled 'range'")
+
+
 def _percentile_interval(samples: np.ndarray, confidence: float):
     """The percentile interval of bootstrap replicates along axis 0 (floats for scalar statistics)."""
     tail = 100.0 * (1.0 - confidence) / 2.0
@@ -116,9 +144,13 @@ def stratified_bootstrap_ci(scores, statistic: Callable = iqm, reps: int = 2000,
     ``statistic`` receives each replicate in the input's own form: a 1-D array, a ``[runs, tasks]``
     array, or a dict with the same keys; it returns a number (the interval is two floats) or an array
     (two arrays). Deterministic for a ``seed`` (``np.random.default_rng(seed)``).
+
+    Refuses fewer than :data:`MIN_SEEDS_FOR_CI` runs in all (:class:`TooFewRunsError`); use
+    :func:`seed_interval` where a table must show something for few seeds.
     """
     _check_bootstrap(reps, confidence)
     runs, rebuild = _tasks(scores, "scores")
+    _check_runs(runs, "scores")
     draws = _resample(runs, reps, np.random.default_rng(seed))
     replicates = np.asarray([statistic(rebuild([d[i] for d in draws])) for i in range(reps)], dtype=float)
     if np.isnan(replicates).any():
@@ -126,24 +158,80 @@ def stratified_bootstrap_ci(scores, statistic: Callable = iqm, reps: int = 2000,
     return _percentile_interval(replicates, confidence)
 
 
+@dataclasses.dataclass(frozen=True)
+class SeedInterval:
+    """An interval around a statistic over runs that says what it is: the percentile-bootstrap CI
+    (``is_ci``; ``confidence``) from :data:`MIN_SEEDS_FOR_CI` runs, else the runs' range (min, max)."""
+
+    low: float
+    high: float
+    n: int
+    is_ci: bool
+    confidence: float = 0.95
+
+    @property
+    def label(self) -> str:
+        """``"95% CI"`` or ``"range"``: what a table header or a text calls this interval."""
+        return f"{100 * self.confidence:g}% CI" if self.is_ci else "range"
+
+    def text(self, fmt: str = ".3f") -> str:
+        """``[low, high]`` for a CI (its header says so), ``[range low, high]`` for a range."""
+        bounds = f"{format(self.low, fmt)}, {format(self.high, fmt)}"
+        return f"[{bounds}]" if self.is_ci else f"[range {bounds}]"
+
+    def keys(self) -> dict:
+        """The bounds as a JSON summary stores them: ``ci_low`` / ``ci_high`` for a CI, ``range_low`` /
+        ``range_high`` for a range (a reader of ``ci_low`` never gets a range)."""
+        prefix = "ci" if self.is_ci else "range"
+        return {f"{prefix}_low": self.low, f"{prefix}_high": self.high}
+
+
+def seed_interval(values, statistic: Callable = iqm, reps: int = 2000, confidence: float = 0.95,
+                  seed: int = 0) -> SeedInterval:
+    """The interval a table shows around ``statistic(values)`` over runs (seeds): the stratified
+    percentile-bootstrap CI (:func:`stratified_bootstrap_ci`, same arguments, same numbers) from
+    :data:`MIN_SEEDS_FOR_CI` runs in all, else the range (min, max) of the pooled values, marked as a
+    range. ``values`` as :func:`stratified_bootstrap_ci` takes them."""
+    runs, _ = _tasks(values, "values")
+    n = sum(r.size for r in runs)
+    if n >= MIN_SEEDS_FOR_CI:
+        low, high = stratified_bootstrap_ci(values, statistic, reps=reps, confidence=confidence, seed=seed)
+        return SeedInterval(low, high, n, True, confidence)
+    _check_bootstrap(reps, confidence)
+    pooled = np.concatenate(runs)
+    return SeedInterval(float(pooled.min()), float(pooled.max()), n, False, confidence)
+
+
+def summary_interval(summary: Mapping) -> SeedInterval:
+    """The :class:`SeedInterval` of a summary dict holding ``n`` and ``ci_low`` / ``ci_high`` or
+    ``range_low`` / ``range_high`` (:func:`summarize_over_seeds`, or a JSON file it wrote)."""
+    n = int(summary.get("n", 0))
+    if "ci_low" in summary:
+        return SeedInterval(float(summary["ci_low"]), float(summary["ci_high"]), n, True)
+    if "range_low" in summary:
+        return SeedInterval(float(summary["range_low"]), float(summary["range_high"]), n, False)
+    raise InputError(f"summary has neither ci_low/ci_high nor range_low/range_high: {sorted(summary)}")
+
+
 def summarize_over_seeds(values, higher_is_better: bool = True, reps: int = 2000, seed: int = 0,
                          confidence: float = 0.95) -> dict:
     """One metric over seeds as the numbers a results table needs: ``n``, ``mean``, ``median``,
-    ``iqm``, ``ci_low`` / ``ci_high`` (the bootstrap interval of the IQM), ``std`` (sample standard
-    deviation, ddof=1; NaN for a single seed, where it is undefined) and ``higher_is_better``.
+    ``iqm``, the interval of the IQM (:func:`seed_interval`: ``ci_low`` / ``ci_high``, the bootstrap
+    CI, from :data:`MIN_SEEDS_FOR_CI` seeds; ``range_low`` / ``range_high``, the seeds' min and max,
+    below), ``std`` (sample standard deviation, ddof=1; NaN for a single seed, where it is undefined)
+    and ``higher_is_better``. :func:`summary_interval` reads the interval back either way.
 
     None of the statistics depends on the metric's direction; ``higher_is_better`` is carried into the
     result so that a table or a later comparison reads the numbers the right way round.
     """
     x = _finite(values, "values", ndim=(1,))
-    low, high = stratified_bootstrap_ci(x, iqm, reps=reps, confidence=confidence, seed=seed)
+    interval = seed_interval(x, iqm, reps=reps, confidence=confidence, seed=seed)
     return {
         "n": int(x.size),
         "mean": float(x.mean()),
         "median": float(np.median(x)),
         "iqm": iqm(x),
-        "ci_low": low,
-        "ci_high": high,
+        **interval.keys(),
         "std": float(x.std(ddof=1)) if x.size > 1 else float("nan"),
         "higher_is_better": bool(higher_is_better),
     }
@@ -199,7 +287,8 @@ def compare(a, b, higher_is_better: bool = True, reps: int = 2000, confidence: f
     ``a`` and ``b``: 1-D runs, ``[runs, tasks]`` arrays with the same number of tasks, or dicts with the
     same task keys; run counts may differ between A and B. With ``higher_is_better=False`` (a cost such
     as slowdown) "beats" means "scores lower". The runs of A and of B are resampled independently
-    within each task. Returns ``{"prob_improvement", "ci_low", "ci_high"}``.
+    within each task; each side needs :data:`MIN_SEEDS_FOR_CI` runs (:class:`TooFewRunsError`).
+    Returns ``{"prob_improvement", "ci_low", "ci_high"}``.
     """
     _check_bootstrap(reps, confidence)
     if isinstance(a, Mapping) != isinstance(b, Mapping):
@@ -211,6 +300,8 @@ def compare(a, b, higher_is_better: bool = True, reps: int = 2000, confidence: f
         b = {k: b[k] for k in a}  # the same task order as a
     runs_a, _ = _tasks(a, "a")
     runs_b, _ = _tasks(b, "b")
+    _check_runs(runs_a, "a")
+    _check_runs(runs_b, "b")
     if len(runs_a) != len(runs_b):
         raise InputError(f"a has {len(runs_a)} task(s) but b has {len(runs_b)}")
     sign = 1.0 if higher_is_better else -1.0

@@ -106,7 +106,8 @@ def running_mean(values: np.ndarray, window: int) -> np.ndarray:
 
 def over_seeds(heldout: dict, measure: Measure) -> dict:
     """The trained policies' held-out numbers over seeds, greedy and sampled: per metric the IQM and its
-    95% bootstrap CI (``summarize_over_seeds``), and the counts (finished / jobs) summed; {} below two seeds."""
+    95% bootstrap CI (``summarize_over_seeds``: ``ci_low`` / ``ci_high``; under 5 seeds the seeds' range,
+    ``range_low`` / ``range_high``), and the counts (finished / jobs) summed; {} below two seeds."""
     out = {}
     for mode, suffix in (("greedy", ""), ("sampled", "-sampled")):
         by_seed = {int(m.group(1)): stats for name, stats in heldout.items()

@@ -77,13 +77,15 @@ def learning_curve(cell: Path) -> dict:
     metrics = read_metrics(cell)
     smooth = np.stack([moving_average(seed_curve, WINDOW) for seed_curve in metrics["slowdown"]])
     points = [i for i in range(EVERY - 1, smooth.shape[1], EVERY) if np.all(np.isfinite(smooth[:, i]))]
-    band = [(stats.iqm(smooth[:, i]), *stats.stratified_bootstrap_ci(smooth[:, i], reps=200, seed=i))
+    band = [(stats.iqm(smooth[:, i]), *_bounds(stats.seed_interval(smooth[:, i], reps=200, seed=i)))
             for i in points]
     last = max(1, len(metrics["iterations"]) // 5)
     phases = {name: _interval(np.nanmean(metrics["slowdown"][:, part], axis=1))
               for name, part in (("first", slice(0, FIRST)), ("last", slice(-last, None)))}
+    bounds = "ci" if smooth.shape[0] >= stats.MIN_SEEDS_FOR_CI else "range"  # under 5 seeds: min and max
     return {"steps": [float(metrics["steps"][i]) for i in points], "iqm": [b[0] for b in band],
-            "ci_low": [b[1] for b in band], "ci_high": [b[2] for b in band], "iterations": len(metrics["iterations"]),
+            f"{bounds}_low": [b[1] for b in band], f"{bounds}_high": [b[2] for b in band],
+            "iterations": len(metrics["iterations"]),
             "last_iterations": last, **phases}
 
 
@@ -103,9 +105,24 @@ def shared_heuristics(agents: dict[str, dict[str, dict]]) -> dict[str, dict]:
     return levels
 
 
+def _bounds(interval: stats.SeedInterval) -> tuple[float, float]:
+    return interval.low, interval.high
+
+
 def _interval(values) -> dict:
-    low, high = stats.stratified_bootstrap_ci(values, stats.iqm, reps=REPS)
-    return {"iqm": stats.iqm(values), "ci_low": low, "ci_high": high}
+    """IQM and its 95% bootstrap CI (``ci_low`` / ``ci_high``) over >= 5 runs, else the runs' range
+    (``range_low`` / ``range_high``)."""
+    return {"iqm": stats.iqm(values), **stats.seed_interval(values, stats.iqm, reps=REPS).keys()}
+
+
+def _low_high(summary: dict) -> tuple[float, float]:
+    """A summary's interval bounds, CI or range (curves: lists of them)."""
+    return (summary["ci_low"], summary["ci_high"]) if "ci_low" in summary else (summary["range_low"],
+                                                                                summary["range_high"])
+
+
+def _few_seeds(summaries) -> bool:
+    return any("range_low" in s for s in summaries)
 
 
 def _beating(cell: dict, level: float) -> int:
@@ -137,17 +154,24 @@ def aggregate(agents: dict[str, dict[str, dict]], levels: dict[str, dict]) -> di
     return {"common_scenarios": common, "agents": results}
 
 
-def _span(summary: dict) -> str:
-    return f"{summary['iqm']:.3f} [{summary['ci_low']:.3f}, {summary['ci_high']:.3f}]"
+def _span(summary: dict, fmt: str = ".3f") -> str:
+    """``IQM [low, high]`` for a CI, ``IQM [range low, high]`` under 5 seeds."""
+    low, high = _low_high(summary)
+    return f"{summary['iqm']:{fmt}} " + stats.SeedInterval(low, high, 0, "ci_low" in summary).text(fmt)
 
 
 def fig4_markdown(result: dict) -> str:
     agents, levels = result["agents"], result["heuristics"]
     labels = list(agents)
     envs = sorted(levels, key=scenario_key)
+    few = _few_seeds(cell for agent in agents.values() for cell in agent["scenarios"].values())
     lines = ["# BRACIS'21 Fig. 4 at the paper's budget", "",
              f"Sampled policies' held-out `{METRIC}` (lower is better): IQM [95% stratified-bootstrap CI, {REPS} "
-             "resamples] over seeds; **bold**: the CI lies wholly below SJF's and every job finished. Sweeps: "
+             + ("resamples] over seeds; **bold**: the CI lies wholly below SJF's and every job finished. Sweeps: "
+                if not few else
+                f"resamples; under {stats.MIN_SEEDS_FOR_CI} seeds the seeds' range (min, max), marked range] over "
+                "seeds; **bold**: the CI (a range: every seed) lies wholly below SJF's and every job finished. "
+                "Sweeps: ")
              + "; ".join(f"{label}: {', '.join(result['sweeps'][label])}" for label in labels) + ".", "",
              "| scenario | " + " | ".join(labels) + " | SJF | Packer |", "|" + "---|" * (len(labels) + 3)]
     for env in envs:
@@ -158,7 +182,8 @@ def fig4_markdown(result: dict) -> str:
                 row.append("")
                 continue
             text, unfinished = f"{_span(cell)} ({len(cell['seeds'])})", sum(cell["finished"]) < sum(cell["jobs"])
-            text = f"{text} {MARK}" if unfinished else f"**{text}**" if cell["ci_high"] < levels[env]["sjf"] else text
+            below = _low_high(cell)[1] < levels[env]["sjf"]
+            text = f"{text} {MARK}" if unfinished else f"**{text}**" if below else text
             row.append(text)
         row += [f"{levels[env]['sjf']:.3f}", f"{levels[env].get('packer', float('nan')):.3f}"]
         lines.append("| " + " | ".join(row) + " |")
@@ -188,40 +213,46 @@ def fig4_figure(result: dict, path: Path) -> None:
         points = {}
         for env, cell in agent["scenarios"].items():
             sjf = levels[env]["sjf"]
-            points[env] = (cell["iqm"] / sjf, cell["ci_low"] / sjf, cell["ci_high"] / sjf)
+            low, high = _low_high(cell)
+            points[env] = (cell["iqm"] / sjf, low / sjf, high / sjf)
         series[label] = points
     marks = {"Packer": {env: levels[env]["packer"] / levels[env]["sjf"] for env in envs if "packer" in levels[env]}}
-    grouped_intervals(envs, series, marks, path, ylabel="mean slowdown / SJF's (IQM, 95% CI)",
+    few = _few_seeds(cell for agent in result["agents"].values() for cell in agent["scenarios"].values())
+    interval = "95% CI" if not few else f"95% CI; range under {stats.MIN_SEEDS_FOR_CI} seeds"
+    grouped_intervals(envs, series, marks, path, ylabel=f"mean slowdown / SJF's (IQM, {interval})",
                       reference=("SJF", 1.0), title="BRACIS'21 Fig. 4 at the paper's budget: sampled, held out")
 
 
 def fig3_markdown(curves: dict[str, dict[str, dict]], levels: dict[str, dict]) -> str:
     labels = list(curves)
+    few = _few_seeds(curve["last"] for c in curves.values() for curve in c.values())
+    under = f"; under {stats.MIN_SEEDS_FOR_CI} seeds the seeds' range (min, max), marked range" if few else ""
     lines = ["# BRACIS'21 Fig. 3 at the paper's budget: learning curves", "",
              "Training rollouts' mean slowdown (lower is better), each seed's mean over the first "
-             f"{FIRST} iterations -> over the last 20%, IQM over seeds [95% CI of the last]; SJF's held-out level "
-             "beside it (training and held-out jobsets are drawn alike). Curves: fig3.png (running mean over "
-             f"{WINDOW} iterations, IQM over seeds with a 95% bootstrap band).", "",
+             f"{FIRST} iterations -> over the last 20%, IQM over seeds [95% CI of the last{under}]; SJF's held-out "
+             "level beside it (training and held-out jobsets are drawn alike). Curves: fig3.png (running mean over "
+             f"{WINDOW} iterations, IQM over seeds with a 95% bootstrap band"
+             + (f", the range under {stats.MIN_SEEDS_FOR_CI} seeds" if few else "") + ").", "",
              "| scenario | " + " | ".join(labels) + " | SJF (held out) |", "|" + "---|" * (len(labels) + 2)]
     for env in sorted(levels, key=scenario_key):
         row = [env]
         for label in labels:
             curve = curves[label].get(env)
-            row.append(f"{curve['first']['iqm']:.2f} -> {curve['last']['iqm']:.2f} [{curve['last']['ci_low']:.2f}, "
-                       f"{curve['last']['ci_high']:.2f}]" if curve else "")
+            row.append(f"{curve['first']['iqm']:.2f} -> {_span(curve['last'], '.2f')}" if curve else "")
         lines.append("| " + " | ".join(row) + f" | {levels[env]['sjf']:.3f} |")
     return "\n".join(lines + ["", "![learning curves](fig3.png)"]) + "\n"
 
 
 def fig3_figure(curves: dict[str, dict[str, dict]], levels: dict[str, dict], path: Path) -> None:
-    panels = {env: {label: (np.asarray(c[env]["steps"]) / 1e6, *(np.asarray(c[env][k]) for k in ("iqm", "ci_low",
-                                                                                                   "ci_high")))
+    panels = {env: {label: (np.asarray(c[env]["steps"]) / 1e6, np.asarray(c[env]["iqm"]),
+                            *(np.asarray(bound) for bound in _low_high(c[env])))
                     for label, c in curves.items() if env in c}
               for env in sorted(levels, key=scenario_key)}
+    few = _few_seeds(c[env] for c in curves.values() for env in c)
     panels_with_bands(panels, {env: {"SJF (held out)": levels[env]["sjf"]} for env in panels}, path,
                       xlabel="agent steps per seed (millions)", ylabel="training mean slowdown",
                       title=f"BRACIS'21 Fig. 3 at the paper's budget (running mean of {WINDOW} iterations, IQM over "
-                            "seeds, 95% CI)")
+                            "seeds, 95% CI" + (f"; range under {stats.MIN_SEEDS_FOR_CI} seeds" if few else "") + ")")
 
 
 def study(agent_sweeps: dict[str, list[Path]], out: Path) -> dict:

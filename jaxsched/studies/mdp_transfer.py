@@ -10,7 +10,7 @@ MDP *without* event-based steps: ``--stepping time`` (the default); ``trained`` 
 ``--specialised`` names sweeps whose cells were trained one per scenario (``env=...``): each
 scenario's own agents run there too, in the MDP they were trained in, for the paper's comparison
 (transferred against specialised). With several seeds, ``OUT.json`` holds per-seed results and the
-interquartile mean with its 95% bootstrap CI over seeds, and ``OUT.md`` the table.
+interquartile mean with its 95% bootstrap CI over seeds (the range under 5 seeds), and ``OUT.md`` the table.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 import jax
 
 from jaxsched.core.runs import read_run_config
-from jaxsched.core.stats import summarize_over_seeds
+from jaxsched.core.stats import MIN_SEEDS_FOR_CI, summarize_over_seeds, summary_interval
 from jaxsched.core.unfinished import leaves_unfinished, legend, marked
 from jaxsched.errors import UsageError
 from jaxsched.experiment import Experiment, load_run, train_config
@@ -69,9 +69,11 @@ def _seed_rows(experiment, states, jobsets, key, greedy: bool, seeds: list[int])
 
 
 def over_seeds(rows: dict) -> dict:
-    """IQM and 95% CI of the seeds' mean slowdowns, with jobs finished summed over seeds."""
+    """IQM and 95% CI of the seeds' mean slowdowns (the range under 5 seeds: ``range_low`` /
+    ``range_high``), with jobs finished summed over seeds."""
     stats = summarize_over_seeds([r["mean_slowdown"] for r in rows.values()], higher_is_better=False)
-    return {**{k: stats[k] for k in ("n", "iqm", "ci_low", "ci_high")},
+    bounds = ("ci_low", "ci_high") if "ci_low" in stats else ("range_low", "range_high")
+    return {**{k: stats[k] for k in ("n", "iqm", *bounds)},
             "finished": sum(r["finished"] for r in rows.values()), "jobs": sum(r["jobs"] for r in rows.values())}
 
 
@@ -119,7 +121,7 @@ def _cells(row: dict):
 
 def _value(stats: dict) -> str:
     if "iqm" in stats:
-        ci = f" [{stats['ci_low']:.3f}, {stats['ci_high']:.3f}]" if stats["n"] > 1 else ""
+        ci = f" {summary_interval(stats).text('.3f')}" if stats["n"] > 1 else ""
         return f"{stats['iqm']:.3f}{ci} ({stats['finished']}/{stats['jobs']})"
     return f"{stats['mean_slowdown']:.3f} ({stats['finished']}/{stats['jobs']})"
 
@@ -129,10 +131,13 @@ def markdown(results: dict) -> str:
     rows = results["scenarios"]
     columns = list(dict.fromkeys(label for row in rows.values() for label, _ in _cells(row)))
     compared = "specialised" in columns
+    few = any(stats.get("n", MIN_SEEDS_FOR_CI) < MIN_SEEDS_FOR_CI for row in rows.values() for _, stats in _cells(row))
+    interval = "95% bootstrap CI" + (f"; under {MIN_SEEDS_FOR_CI} seeds the range (min, max), marked range"
+                                     if few else "")
     lines = [f"Transfer of the agent trained on {results['trained_on']} ({results['run']}; options "
              f"{results['env_options']}), {results['policy']}, evaluated with {results['stepping']} steps on "
              f"{results['jobsets']} held-out jobsets per scenario (seed {results['seed']}); agents: interquartile "
-             f"mean of the seeds' mean slowdowns [95% bootstrap CI] over seeds {results['seeds']}, (finished / jobs "
+             f"mean of the seeds' mean slowdowns [{interval}] over seeds {results['seeds']}, (finished / jobs "
              "over all seeds)." + (" Specialised: each scenario's own agents (sweeps "
                                     f"{', '.join(results['specialised'])}), in the MDP they were trained in."
                                     if results["specialised"] else ""),
@@ -143,7 +148,9 @@ def markdown(results: dict) -> str:
         verdict = ""
         if "specialised" in cells:
             a, b = cells["transferred"], cells["specialised"]
-            verdict = ("CIs overlap" if a["ci_low"] <= b["ci_high"] and b["ci_low"] <= a["ci_high"]
+            ia, ib = summary_interval(a), summary_interval(b)
+            overlap = "CIs overlap" if ia.is_ci and ib.is_ci else "intervals overlap (a range under 5 seeds)"
+            verdict = (overlap if ia.low <= ib.high and ib.low <= ia.high
                        else ("yes" if a["iqm"] < b["iqm"] else "no"))
             if leaves_unfinished(a) or leaves_unfinished(b):
                 verdict += " (unfinished jobs)"

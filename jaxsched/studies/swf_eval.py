@@ -23,7 +23,12 @@ cover fewer, easier jobs. So every policy also reports ``finished / jobs`` (jobs
 penalised means over all jobs: an unfinished job counts as finishing at the earliest time it could
 (a started one at start + duration, a waiting one as if started at the episode's end), a lower bound
 on its slowdown, stated in the output JSON (``unfinished_penalty``). A policy with unfinished jobs is
-marked ``*`` in the table and not to be ranked against the heuristics on its finished-only means.
+marked ``*`` in the table and not ranked against the heuristics on its finished-only means: the table's
+ranking line orders only the policies that finished every job and lists the others apart.
+
+    python -m jaxsched.studies.swf_eval --render results/mdp_swf/lublin-256.json
+
+rewrites the markdown table beside a saved JSON (any version of it) without evaluating anything.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ import jax
 import numpy as np
 
 from jaxsched.core.progress import evaluate_each
-from jaxsched.core.unfinished import LEGEND, leaves_unfinished, legend, marked
+from jaxsched.core.unfinished import LEGEND, MARK, leaves_unfinished, legend, marked
 from jaxsched.datasets import resolve_path
 from jaxsched.envs.deeprm.metrics import UNFINISHED_PENALTY, bounded_slowdown, penalised_means, summarize
 from jaxsched.envs.deeprm.swf import read_swf, to_jobsets
@@ -138,8 +143,27 @@ def evaluate_trace(args, agents: dict) -> dict:
             "policies": results}
 
 
+def ranking(policies: dict, metric: str = "mean_slowdown") -> str:
+    """The policies ordered by ``metric`` (lower is better), only those that finished every job; a policy
+    that left jobs unfinished is listed apart, never ranked (its mean covers fewer, easier jobs)."""
+    complete = sorted((name for name, stats in policies.items() if not leaves_unfinished(stats)),
+                      key=lambda name: policies[name][metric])
+    apart = [name for name in policies if leaves_unfinished(policies[name])]
+    text = (f"Ranked by {metric.replace('_', ' ')} (lower is better; only policies that finished every job): "
+            + " < ".join(f"{name} {policies[name][metric]:.3f}" for name in complete) + ".")
+    if apart:
+        text += (f" Not ranked (jobs left unfinished, {MARK}): "
+                 + ", ".join(f"{name} {policies[name][metric]:.3f} over {policies[name]['finished']} of "
+                             f"{policies[name]['jobs']} jobs" for name in apart) + ".")
+    return text
+
+
 def markdown(result: dict) -> str:
-    """A table of the policies on the trace's windows, with what was cut and what was left unfinished."""
+    """A table of the policies on the trace's windows, with what was cut and what was left unfinished,
+    and the policies ranked (:func:`ranking`). A JSON written before the penalised means existed gets
+    its own columns."""
+    if "unfinished_penalty" not in result:
+        return _markdown_without_penalty(result)
     lines = [f"{Path(result['trace']).name}: {result['windows']} windows of {result['window']} consecutive jobs, "
              f"{result['num_procs']} processors, quantum {result['quantum_s']:g} s "
              f"(bsld tau = 10 s = {result['bsld_tau_steps']:.4g} steps); oversized jobs removed: "
@@ -153,7 +177,23 @@ def markdown(result: dict) -> str:
                      f"{stats['mean_slowdown_penalised']:.3f} | {stats['mean_bounded_slowdown']:.3f} | "
                      f"{stats['mean_bounded_slowdown_penalised']:.3f} | {stats['mean_bounded_slowdown_seconds']:.3f}"
                      f" | {stats['finished']} / {stats['jobs']} |")
-    lines += ["", *legend(result["policies"].values())]
+    lines += ["", ranking(result["policies"]), "", *legend(result["policies"].values())]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _markdown_without_penalty(result: dict) -> str:
+    """:func:`markdown` of a JSON from before ``--mode`` and the penalised means (one greedy episode per
+    window): the columns it holds, its unfinished rows marked, the ranking."""
+    lines = [f"{Path(result['trace']).name}: {result['windows']} windows of {result['window']} consecutive jobs, "
+             f"{result['num_procs']} processors, quantum {result['quantum_s']:g} s "
+             f"(bsld tau = 10 s = {result['bsld_tau_steps']:.4g} steps); oversized jobs removed: "
+             f"{result['oversized']['count']}. Means over finished jobs; agents greedy, one episode per window.", "",
+             "| policy | mean slowdown (steps) | mean bsld (steps) | mean bsld (s, true run times) | finished / jobs |",
+             "|---|---|---|---|---|"]
+    for name, stats in result["policies"].items():
+        lines.append(f"| {marked(name, stats)} | {stats['mean_slowdown']:.3f} | {stats['mean_bounded_slowdown']:.3f} | "
+                     f"{stats['mean_bounded_slowdown_seconds']:.3f} | {stats['finished']} / {stats['jobs']} |")
+    lines += ["", ranking(result["policies"]), "", *legend(result["policies"].values())]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -175,7 +215,9 @@ def load_agents(run_dirs: list[Path]) -> dict:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m jaxsched.studies.swf_eval", description=__doc__.splitlines()[0])
-    parser.add_argument("--trace", required=True, help="an SWF file or dataset:NAME (python -m jaxsched.data list)")
+    parser.add_argument("--trace", help="an SWF file or dataset:NAME (python -m jaxsched.data list)")
+    parser.add_argument("--render", type=Path, metavar="JSON",
+                        help="only rewrite the markdown table beside this saved JSON; evaluate nothing")
     parser.add_argument("--window", type=int, default=128, help="consecutive jobs per jobset")
     parser.add_argument("--quantum", type=float, default=600.0, help="seconds per time step")
     parser.add_argument("--num-windows", type=int, help="first N full windows (default all)")
@@ -191,6 +233,15 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="key of the random and sampled policies")
     parser.add_argument("--out", type=Path, help="JSON output (and a markdown table beside it, .md)")
     args = parser.parse_args(argv)
+    if args.render:
+        if not args.render.exists():
+            print(f"error: {args.render} not found", file=sys.stderr)
+            return 2
+        args.render.with_suffix(".md").write_text(markdown(json.loads(args.render.read_text())))
+        print(f"wrote {args.render.with_suffix('.md')}")
+        return 0
+    if not args.trace:
+        parser.error("--trace is required (unless --render)")
     try:
         if args.episodes < 1:
             raise UsageError(f"--episodes must be >= 1, got {args.episodes}")

@@ -6,7 +6,8 @@ optionally a trained CVD-RL policy) per cluster size N and warm start, on the sa
         --out FILE.json
 
 ``--all-seeds`` evaluates every seed of a multi-seed run (a sweep cell) as ``trained_seed<i>`` and adds, per
-(N, ρ_ws), the IQM and 95% bootstrap CI of the seeds' mean scheduled lengths (``seed_summary``).
+(N, ρ_ws), the IQM and 95% bootstrap CI (the range under 5 seeds) of the seeds' mean scheduled lengths
+(``seed_summary``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import yaml
 from jaxsched.algos import ALGORITHMS
 from jaxsched.core.progress import progress
 from jaxsched.core.runs import shown_path
-from jaxsched.core.stats import summarize_over_seeds
+from jaxsched.core.stats import MIN_SEEDS_FOR_CI, summarize_over_seeds, summary_interval
 from jaxsched.core.unfinished import beats, finished_cell, legend, leaves_unfinished, marked
 from jaxsched.envs.vm.episodes import draw_starts, evaluate_policies, summarize_vm
 from jaxsched.errors import CheckpointError, InputError
@@ -73,12 +74,16 @@ def markdown(rows: list[dict]) -> str:
     seeds = seed_summary(rows)
     if seeds:
         names = list(seeds[0]["heuristics"])
+        label = summary_interval(seeds[0]["trained"]).label
         marks = [*marks, "", f"Over {seeds[0]['trained']['n']} seeds (each seed's mean over the start points): "
-                 "IQM [95% CI] and the seeds above each heuristic", "",
-                 "| N | ρ_ws | trained IQM [95% CI] | " + " | ".join(names) + " |",
+                 f"IQM [{label}] and the seeds above each heuristic"
+                 + ("" if label != "range"
+                    else f" (the seeds' min and max: a bootstrap CI needs {MIN_SEEDS_FOR_CI} seeds)"),
+                 "", f"| N | ρ_ws | trained IQM [{label}] | " + " | ".join(names) + " |",
                  "|---|---|---|" + "---|" * len(names)]
-        marks += [f"| {s['num_pms']} | {s['warm_start']:.2f} | {s['trained']['iqm']:.1f} [{s['trained']['ci_low']:.1f}, "
-                  f"{s['trained']['ci_high']:.1f}] | " + " | ".join(
+        marks += [f"| {s['num_pms']} | {s['warm_start']:.2f} | {s['trained']['iqm']:.1f} "
+                  f"[{summary_interval(s['trained']).low:.1f}, {summary_interval(s['trained']).high:.1f}] | "
+                  + " | ".join(
                       f"{s['heuristics'][n]:.1f} ({s['seeds_above'][n]}/{s['trained']['n']} above)" for n in names) + " |"
                   for s in seeds]
     return "\n".join(lines + (["", *marks] if marks else [])) + "\n"
