@@ -1,9 +1,9 @@
 """Schedulers and provisioning rules for :class:`jaxsched.envs.grid.env.GridSite`, with a learned
 policy's signature ``policy(key, obs) -> action`` (``action = slot * S + pool-size index``).
 
-Job choice, among the K oldest waiting jobs the observation shows:
-- ``fifo``: the oldest (the native batch scheduler's single queue; with ``per_class`` candidates, the
-  oldest of the two classes' oldest);
+Job choice, among the candidates the observation shows (by default every waiting job: the whole
+queue), ties to the oldest job:
+- ``fifo``: the oldest (the native batch scheduler's single queue);
 - ``edf``: the earliest deadline, deadline = submit + ``EDF_SLACK`` x the mean runtime of the job's
   class over the jobs completed so far (the prior before any), so an interactive job's deadline is
   minutes after its submission and a batch job's hours: interactive jobs go first unless a batch job
@@ -34,28 +34,37 @@ def _present(obs) -> jax.Array:
     return obs.job >= 0
 
 
-def _first_min(score: jax.Array, present: jax.Array) -> jax.Array:
-    """The lowest slot with the smallest score among the present ones (slot 0 when none is)."""
-    return jnp.argmin(jnp.where(present, score, jnp.inf)).astype(jnp.int32)
+def _oldest(obs, among: jax.Array) -> jax.Array:
+    """The slot of the lowest job index (jobs are in submit order) among ``among`` (slot 0 when none)."""
+    return jnp.argmin(jnp.where(among, obs.job, jnp.iinfo(jnp.int32).max)).astype(jnp.int32)
+
+
+def _first_min(score: jax.Array, present: jax.Array, obs=None) -> jax.Array:
+    """The slot with the smallest score among the present ones, ties to the oldest job (with ``obs``;
+    else to the lowest slot); slot 0 when none is present."""
+    score = jnp.where(present, score, jnp.inf)
+    if obs is None:
+        return jnp.argmin(score).astype(jnp.int32)
+    return _oldest(obs, present & (score == jnp.min(score)))
 
 
 def fifo_slot(obs) -> jax.Array:
     """The oldest candidate (the lowest job index: jobs are in submit order)."""
-    return _first_min(obs.job.astype(jnp.float32), _present(obs))
+    return _oldest(obs, _present(obs))
 
 
 def edf_slot(obs) -> jax.Array:
     deadline_in = EDF_SLACK * obs.class_mean[obs.klass] - obs.wait
-    return _first_min(deadline_in, _present(obs))
+    return _first_min(deadline_in, _present(obs), obs)
 
 
 def sjf_slot(obs) -> jax.Array:
-    return _first_min(obs.exec_time, _present(obs))
+    return _first_min(obs.exec_time, _present(obs), obs)
 
 
 def fairshare_slot(obs) -> jax.Array:
     deficit = obs.vo_deficit[obs.vo]
-    return _first_min(-deficit, _present(obs))  # ties (same VO) to the oldest
+    return _first_min(-deficit, _present(obs), obs)  # ties (same VO) to the oldest
 
 
 def keep_pool(obs) -> jax.Array:

@@ -53,7 +53,7 @@ from jaxsched.core.rollout import auto_reset_step, make_evaluator
 from jaxsched.datasets import resolve_path
 from jaxsched.envs.deeprm.metrics import job_table
 from jaxsched.envs.deeprm.variants import VARIANTS as DEEPRM_VARIANTS
-from jaxsched.envs.grid.heapq_sim import simulate_fifo
+from jaxsched.envs.grid.heapq_sim import simulate_fifo, simulate_observed
 from jaxsched.envs.vm.env import VmPlacement
 from jaxsched.envs.vm.episodes import draw_starts
 from jaxsched.envs.vm.types import EnvParams as VmEnvParams
@@ -272,11 +272,26 @@ def interleave(reference, jaxsched, repeats: int, window_s: float) -> dict:
     return row
 
 
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+COMPACT_JOBS = "different jobs on each side (same distribution, two generators)"
+
+
+def sides(row: dict) -> str:
+    """What each side of an env row ran on, and whether they drew the same jobs: the ratio's terms."""
+    devices = int(row.get("devices", 1))
+    text = (f"jaxsched {plural(devices, 'core')} ({plural(devices, 'XLA:CPU device')}) vs reference 1 core "
+            "(1 Python process)")
+    return text + (f"; {COMPACT_JOBS}" if row.get("family") == "compact" else "")
+
+
 def print_row(row: dict) -> None:
     ref, mine = row["reference"], row["jaxsched"]
     print(f"{row['family']:7s} {row['size_name']}={row['size']:<4d} load={row['load']:<4} {row['workload']:39s} "
           f"reference {ref['median']:>10,.0f} ({ref['min']:,.0f}-{ref['max']:,.0f})  jaxsched {mine['median']:>10,.0f} "
-          f"({mine['min']:,.0f}-{mine['max']:,.0f}) steps/s  ratio {row['ratio']:.2f}x", flush=True)
+          f"({mine['min']:,.0f}-{mine['max']:,.0f}) steps/s  ratio {row['ratio']:.2f}x ({sides(row)})", flush=True)
 
 
 DEEPRM_WORKLOADS = ("image, batch {batch}", "no observation, batch {batch}", "image, batch 1",
@@ -479,9 +494,10 @@ def env_summary(rows: list[dict]) -> list[str]:
     """One line per family: every row's ratio of medians."""
     lines = []
     for family in dict.fromkeys(r["family"] for r in rows):
-        parts = [f"{r['size_name']}={r['size']} load {r['load']} {r['workload']}: {r['ratio']:.2f}x"
-                 for r in rows if r["family"] == family]
-        lines.append(f"{family} jaxsched / reference (medians): " + "; ".join(parts))
+        parts = [f"{r['size_name']}={r['size']} load {r['load']} {r['workload']}: {r['ratio']:.2f}x "
+                 f"(jaxsched {plural(int(r.get('devices', 1)), 'core')} vs 1)" for r in rows if r["family"] == family]
+        lines.append(f"{family} jaxsched / reference (medians; reference 1 core, 1 Python process"
+                     + (f"; {COMPACT_JOBS}" if family == "compact" else "") + "): " + "; ".join(parts))
     return lines
 
 
@@ -489,17 +505,56 @@ def write_env_results(rows: list[dict], meta: dict, out: Path) -> None:
     """``out`` (json), the markdown table beside it, and the steps/s-against-size plot."""
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
+    out.with_suffix(".md").write_text(env_markdown(rows, meta))
+    plot_env_scaling(rows, out.with_name(out.stem + "_scaling.png"))
+    print(f"wrote {out}, {out.with_suffix('.md')} and {out.with_name(out.stem + '_scaling.png')}")
+
+
+def env_markdown(rows: list[dict], meta: dict) -> str:
+    """bench_env.md from its JSON's rows and meta: every ratio row says what each side ran on (cores:
+    XLA:CPU devices for jaxsched, one Python process for the reference) and, for the compact state, that
+    the two sides draw different jobs."""
     header = ["| family | size | load | workload | reference steps/s median (min-max) | "
-              "jaxsched steps/s median (min-max) | jaxsched devices | ratio |", "|---|---|---|---|---:|---:|---:|---:|"]
+              "jaxsched steps/s median (min-max) | cores: jaxsched vs reference | ratio |",
+              "|---|---|---|---|---:|---:|---|---:|"]
     lines = [f"| {r['family']} | {r['size_name']} = {r['size']} | {r['load']} | {r['workload']} | "
              f"{r['reference']['median']:,.0f} ({r['reference']['min']:,.0f}-{r['reference']['max']:,.0f}) | "
              f"{r['jaxsched']['median']:,.0f} ({r['jaxsched']['min']:,.0f}-{r['jaxsched']['max']:,.0f}) | "
-             f"{r.get('devices', 1)} | {r['ratio']:.2f}x |" for r in rows]
+             f"{sides(r)} | {r['ratio']:.2f}x |" for r in rows]
+    return _markdown_page("Environment steps/s beside the reference simulators, one run", meta, header + lines)
+
+
+def _markdown_page(title: str, meta: dict, table: list[str]) -> str:
+    """A bench's markdown file: its title, the run's metadata as a list, then its table."""
     notes = "\n".join(f"- {k}: {v}" for k, v in meta.items())
-    out.with_suffix(".md").write_text("# Environment steps/s beside the reference simulators, one run\n\n"
-                                      f"{notes}\n\n" + "\n".join(header + lines) + "\n")
-    plot_env_scaling(rows, out.with_name(out.stem + "_scaling.png"))
-    print(f"wrote {out}, {out.with_suffix('.md')} and {out.with_name(out.stem + '_scaling.png')}")
+    return f"# {title}\n\n{notes}\n\n" + "\n".join(table) + "\n"
+
+
+def grid_sides(row: dict) -> str:
+    devices = int(row.get("devices", 1))
+    return f"JAX {plural(devices, 'core')} ({plural(devices, 'XLA:CPU device')}) vs Python 1 core (1 process)"
+
+
+def grid_markdown(rows: list[dict], meta: dict) -> str:
+    """bench_grid.md from its JSON's rows and meta, each ratio with the cores of both sides."""
+    header = ["| batch | devices | JAX decisions/s (median) | Python decisions/s | cores: JAX vs Python "
+              "| JAX / Python |",
+              "|---:|---:|---:|---:|---|---:|"]
+    lines = [f"| {r['batch']} | {r['devices']} | {r['jax_decisions_per_s']:,.0f} "
+             f"({r['jax_decisions_per_s_median']:,.0f}) | {r['python_decisions_per_s']:,.0f} | {grid_sides(r)} | "
+             f"{r['ratio']:.2f}x |" for r in rows]
+    return _markdown_page("Grid site: FIFO decisions per second, JAX vs the heapq simulator", meta, header + lines)
+
+
+def render(path: Path) -> Path:
+    """``bench render``: rewrite the markdown beside a saved bench_env / bench_grid JSON, timing nothing."""
+    saved = json.loads(path.read_text())
+    rows, meta = saved["rows"], saved["meta"]
+    # os.getloadavg()'s tuple comes back from JSON as a list: written as the run wrote it
+    meta = {k: tuple(v) if k == "load_average" and isinstance(v, list) else v for k, v in meta.items()}
+    text = grid_markdown(rows, meta) if rows and "jax_decisions_per_s" in rows[0] else env_markdown(rows, meta)
+    path.with_suffix(".md").write_text(text)
+    return path.with_suffix(".md")
 
 
 def plot_env_scaling(rows: list[dict], path: Path) -> None:
@@ -574,7 +629,7 @@ def bench_env(families, folder: Path, sizes, loads, batch: int, steps: int, sing
                           "simu_len 50, Bernoulli arrivals at load / 1.845, all_done, jobsets drawn by the "
                           f"reference's generator (seed {seed}); SJF start times checked on {check} jobsets",
                 "compact": "bracis-1 with memory (W = 10, capacity 10, rate 0.3) vs sched-rl-gym CompactRmEnv; "
-                           "each side draws its own jobs",
+                           "each side draws its own jobs (same distribution, two generators: not job for job)",
                 "vm": f"First-Fit vs VMAgent SchedEnv at {', '.join(map(str, pms))} PMs of 2 NUMAs x (40 cpu, 90 GB), "
                       f"deletes applied, double-NUMA when mem > 32 GB; the same {batch} windows of {vm_window} rows "
                       f"of the derived Huawei East-1 trace (start rows as vm-huawei draws them, seed {seed}); "
@@ -751,7 +806,7 @@ MIN_TIMED_S, MAX_REPEATS = 1.0, 200  # short runs (batch 1) repeat until a secon
 
 
 def bench_grid(batches, num_jobs: int, repeats: int, out: Path | None, python_windows: int | None = None,
-               seed: int = 1) -> list[dict]:
+               seed: int = 1, reference_windows: int = 16) -> list[dict]:
     """FIFO decisions/s of :class:`GridSite` (81 cores, the registered ``grid`` variant with ``num_jobs``
     jobs per window) at each batch size against :func:`jaxsched.envs.grid.heapq_sim.simulate_fifo` on
     the same synthetic windows. JAX: compiled ahead (compilation excluded), timed after
@@ -759,7 +814,8 @@ def bench_grid(batches, num_jobs: int, repeats: int, out: Path | None, python_wi
     the batch split over the local devices (``--cpu-devices``, default one) where it splits evenly.
     Python: the same windows one after the other (at most ``python_windows`` of them), total decisions
     / total seconds, best and median likewise. The start times of every window the simulator runs are
-    checked job for job against the env's before the batch is reported (a mismatch exits)."""
+    checked job for job against the env's before the batch is reported (a mismatch exits). Then the
+    RL-loop reference rows (:func:`bench_grid_reference`, SJF on ``reference_windows`` windows)."""
     variant = build("grid", num_jobs=num_jobs, exclude=0)
     policy = variant.heuristic("fifo")
     devices = jax.local_devices()
@@ -813,35 +869,99 @@ def bench_grid(batches, num_jobs: int, repeats: int, out: Path | None, python_wi
         print(f"batch={batch:5d}  jax {jax_rate:>12,.0f} decisions/s (median "
               f"{row['jax_decisions_per_s_median']:,.0f}; compile {compile_s:.0f} s)  python {py_rate:>10,.0f} "
               f"decisions/s on {count} windows  ratio {row['ratio']:.2f}", flush=True)
+    reference = bench_grid_reference(variant, batches, repeats, seed, reference_windows, devices)
     meta = {"hardware": _hardware(), "devices": [str(d) for d in devices], "load_average": os.getloadavg(),
-            "env": f"grid: GridSite, {variant.env.num_cores} cores, K={variant.env.num_candidates}, "
-                   f"scan_width={variant.env.scan_width}, oracle runtimes",
+            "env": f"grid: GridSite, {variant.env.num_cores} cores, candidates: every waiting job "
+                   f"(queue capacity {variant.env.queue_capacity}), oracle runtimes",
             "workload": f"synthetic Table 1 windows of {num_jobs} jobs (seed {seed})", "policy": "fifo",
             "batches": list(batches),
             "timing": f"best (and median) of at least {repeats} runs and {MIN_TIMED_S:.0f} s, compilation excluded",
             "python": "jaxsched.envs.grid.heapq_sim.simulate_fifo, one window after another, one core"}
-    header = ["| batch | devices | JAX decisions/s (median) | Python decisions/s | JAX / Python |",
-              "|---:|---:|---:|---:|---:|"]
-    lines = [f"| {r['batch']} | {r['devices']} | {r['jax_decisions_per_s']:,.0f} "
-             f"({r['jax_decisions_per_s_median']:,.0f}) | {r['python_decisions_per_s']:,.0f} | {r['ratio']:.2f}x |"
-             for r in rows]
-    print(f"\n{meta['env']}; {meta['workload']}; {meta['timing']}\n" + "\n".join(header + lines))
+    print(f"\n{meta['env']}; {meta['workload']}; {meta['timing']}\n" + grid_markdown(rows, meta).split("\n\n", 2)[2])
     if out is not None:
         if out.suffix != ".json":  # a folder
             out = out / "bench_grid.json"
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
-        notes = "\n".join(f"- {k}: {v}" for k, v in meta.items())
-        out.with_suffix(".md").write_text("# Grid site: FIFO decisions per second, JAX vs the heapq simulator\n\n"
-                                          f"{notes}\n\n" + "\n".join(header + lines) + "\n")
+        out.write_text(json.dumps({"meta": meta, "rows": rows, "reference_rows": reference}, indent=1))
+        out.with_suffix(".md").write_text(grid_markdown(rows, meta) + grid_reference_markdown(reference))
         print(f"wrote {out} and {out.with_suffix('.md')}")
+    for row in rows:  # the RL-loop reference's ratio beside each FIFO row
+        row["reference"] = next((r for r in reference if r["batch"] == row["batch"]), None)
     return rows
+
+
+def bench_grid_reference(variant, batches, repeats: int, seed: int, windows: int, devices) -> list[dict]:
+    """The RL-loop reference (issue 51): SJF decisions/s of the JAX env (every waiting job a candidate,
+    the observation built each step, one policy call on it) at each batch size against
+    :func:`jaxsched.envs.grid.heapq_sim.simulate_observed`, a Python simulator that per decision builds
+    the same observation and makes one policy call (SJF reading it), on the first ``windows`` windows
+    of each batch. The decisions (start times, job for job) are checked equal before anything is
+    reported (a mismatch exits)."""
+    policy = variant.heuristic("sjf")
+    single = jax.jit(make_grid_runner(variant, policy))
+    split = split_over_devices(make_grid_runner(variant, policy), devices) if len(devices) > 1 else single
+    sample = jax.jit(variant.sample_params, static_argnums=1)
+    key, rows, env = jax.random.PRNGKey(0), [], variant.env
+    for batch in batches:
+        used = len(devices) if batch % len(devices) == 0 else 1
+        params = sample(jax.random.PRNGKey(seed), batch)
+        compiled = (split if used > 1 else single).lower(params, key).compile()
+        times = []
+        while len(times) < repeats or (sum(times) < MIN_TIMED_S and len(times) < MAX_REPEATS):
+            t0 = time.perf_counter()
+            start, decisions, _ = jax.block_until_ready(compiled(params, key))
+            times.append(time.perf_counter() - t0)
+        start, jax_decisions = np.asarray(start), int(np.sum(decisions))
+        columns = jax.tree.map(np.asarray, params.jobs)
+        count = min(batch, windows)
+        py_times = []
+        while len(py_times) < repeats or (sum(py_times) < MIN_TIMED_S and len(py_times) < MAX_REPEATS):
+            total_s, py_decisions = 0.0, 0
+            for i in range(count):
+                t0 = time.perf_counter()
+                expected, made = simulate_observed(columns.submit[i], columns.runtime[i], columns.klass[i],
+                                                   columns.vo[i], env.num_cores, env.vo_shares,
+                                                   time_scale=env.time_scale,
+                                                   prior_runtime=tuple(variant.params.prior_runtime))
+                total_s += time.perf_counter() - t0
+                py_decisions += made
+                if len(py_times) == 0 and not np.array_equal(start[i], expected):
+                    raise SystemExit(f"grid bench: the JAX env's SJF and the Python RL-loop reference disagree on "
+                                     f"window {i} at batch {batch}")
+            py_times.append(total_s)
+        jax_rate, py_rate = jax_decisions / min(times), py_decisions / min(py_times)
+        row = {"batch": batch, "devices": used, "policy": "sjf", "jax_decisions": jax_decisions,
+               "jax_seconds_min": min(times), "jax_decisions_per_s": jax_rate,
+               "jax_decisions_per_s_median": jax_decisions / float(np.median(times)),
+               "reference_windows": count, "reference_decisions": py_decisions,
+               "reference_seconds_min": min(py_times), "reference_decisions_per_s": py_rate,
+               "ratio": jax_rate / py_rate, "checked_windows": count}
+        rows.append(row)
+        print(f"batch={batch:5d}  jax sjf {jax_rate:>12,.0f} decisions/s  Python RL-loop reference {py_rate:>10,.0f} "
+              f"decisions/s on {count} windows (decisions checked equal)  ratio {row['ratio']:.2f}", flush=True)
+    return rows
+
+
+def grid_reference_markdown(rows: list[dict]) -> str:
+    """The RL-loop reference's section of bench_grid.md."""
+    lines = ["", "## SJF over the whole queue: JAX vs a Python RL loop over a Python simulator", "",
+             "Per decision the reference builds the env's observation (site state, then every waiting job) and "
+             "makes one policy call (SJF reading it): jaxsched.envs.grid.heapq_sim.simulate_observed, one window "
+             "after another, one core. Start times checked equal job for job on the windows it runs.", "",
+             "| batch | devices | JAX decisions/s (median) | reference decisions/s (windows) | JAX / reference |",
+             "|---:|---:|---:|---:|---:|"]
+    lines += [f"| {r['batch']} | {r['devices']} | {r['jax_decisions_per_s']:,.0f} ({r['jax_decisions_per_s_median']:,.0f}) "
+              f"| {r['reference_decisions_per_s']:,.0f} ({r['reference_windows']}) | {r['ratio']:.2f}x |" for r in rows]
+    return "\n".join(lines) + "\n"
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m jaxsched.bench", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="what", required=True)
-    env = sub.add_parser("env", help="steps/s beside the reference simulators (same jobs, SJF, interleaved)")
+    env = sub.add_parser("env", help="steps/s beside the reference simulators (SJF, interleaved; the same jobs "
+                         "except the compact state's)")
+    rendered = sub.add_parser("render", help="rewrite the markdown beside a saved bench_env / bench_grid JSON")
+    rendered.add_argument("json", type=Path, nargs="+")
     env.add_argument("--family", default="deeprm,compact,vm", help="comma list of: deeprm, compact, vm")
     env.add_argument("--sizes", default="10,20,50", help="DeepRM: the numbers of job slots M to time")
     env.add_argument("--loads", default="1.3,0.7", help="DeepRM: offered loads")
@@ -892,6 +1012,9 @@ def main(argv=None) -> int:
     grid.add_argument("--repeats", type=int, default=3)
     grid.add_argument("--python-windows", type=int, default=None,
                       help="time the Python simulator on at most this many windows of each batch (default: all)")
+    grid.add_argument("--reference-windows", type=int, default=16,
+                      help="windows of each batch the Python RL-loop reference (observation + one SJF call per "
+                           "decision) runs and is checked on")
     grid.add_argument("--out", type=Path, default=Path("runs/bench_grid.json"),
                       help="JSON file (the .md beside it), or a folder for bench_grid.json/.md")
     grid.add_argument("--cpu-devices", type=int, default=1,
@@ -934,6 +1057,10 @@ def main(argv=None) -> int:
             if not args.trace.exists():
                 parser.error(f"--trace {args.trace}: file not found")
         bench_vm(sizes, args.batch, args.steps, args.repeats, args.window, args.out, args.trace)
+    if args.what == "render":
+        for path in args.json:
+            print(f"wrote {render(path)}")
+        return 0
     if args.what == "train":
         specs = [s.strip() for s in args.devices.split(",") if s.strip()]
         if not specs or any(s not in ("auto", ONE_CORE) and not s.isdigit() for s in specs):
@@ -957,10 +1084,14 @@ def main(argv=None) -> int:
             parser.error("--jobs, --repeats and every batch size must be >= 1")
         restart_for_devices(args.cpu_devices, "jaxsched.bench", argv)
         print(f"hardware: {_hardware()}; batches {', '.join(map(str, sizes))}; {args.jobs} jobs per window")
-        rows = bench_grid(sizes, args.jobs, args.repeats, args.out, args.python_windows)
+        rows = bench_grid(sizes, args.jobs, args.repeats, args.out, args.python_windows,
+                          reference_windows=max(args.reference_windows, 1))
         at = next((r for r in rows if r["batch"] == 1024), max(rows, key=lambda r: r["batch"]))
         digits = 1 if at["ratio"] >= 0.95 else 2  # a slow-down shows as 0.xx, not 0.0
         print(f"grid speedup over the Python simulator at batch {at['batch']}: {at['ratio']:.{digits}f}x")
+        if at.get("reference"):
+            print(f"grid SJF speedup over the Python RL-loop reference at batch {at['batch']}: "
+                  f"{at['reference']['ratio']:.2f}x")
     if args.what in ("dispatch", "dispatch-worker"):
         sizes = int_list("--sizes", args.sizes)
         if min(args.calls, args.repeats, *sizes) < 1:

@@ -29,9 +29,15 @@ def test_generated_tables_are_current(family):
 
 
 @pytest.mark.parametrize("family", env_cards.FAMILIES, ids=lambda f: f.name)
-def test_usage_example_runs(family):
+def test_usage_example_runs(family, capsys):
+    """The card's example runs (its own asserts included) and prints its one closing line."""
     example = env_cards.first_python_block(env_cards.card_path(family).read_text())
-    exec(compile(example, str(env_cards.card_path(family)), "exec"), {"__name__": "card_example"})
+    assert "assert " in example and "print(" in example
+    namespace = {"__name__": "card_example"}
+    exec(compile(example, str(env_cards.card_path(family)), "exec"), namespace)
+    printed = capsys.readouterr().out.strip().splitlines()
+    assert len(printed) == 1 and printed[0], printed
+    assert {"env", "params", "obs", "state"} <= set(namespace)
 
 
 def test_field_comments_read_inline_and_preceding_comments():

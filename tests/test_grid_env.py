@@ -47,13 +47,13 @@ def assert_trees_equal(a, b, float_rtol=0.0):
 # ----------------------------------------------------------------------------------------------
 # The envs and their jitted functions (each compiled once: every window has LEN job slots)
 #
-# SITE: rigid, 2 cores, 2 VOs with equal shares (so F = 1 − 2 · max_k (0.5 − S_k)+), 4 candidates
-# among 8 jobs; the hand-computed cases and the rigid property runs. ELASTIC: pools 2/3/4 from 3,
+# SITE: rigid, 2 cores, 2 VOs with equal shares (so F = 1 − 2 · max_k (0.5 − S_k)+), the whole queue
+# as candidates with a capacity of 4 listed jobs; the hand-computed cases and the rigid property runs. ELASTIC: pools 2/3/4 from 3,
 # the paper's 7 VOs.
 
 LEN = 64
-SITE = GridSite(num_cores=2, num_candidates=4, scan_width=8, vo_shares=(0.5, 0.5))
-ELASTIC = GridSite(num_candidates=4, scan_width=8, pool_sizes=(2, 3, 4), initial_pool=3, pool_change_interval=900)
+SITE = GridSite(num_cores=2, queue_capacity=4, vo_shares=(0.5, 0.5))  # the whole queue, 4 places
+ELASTIC = GridSite(queue_capacity=4, pool_sizes=(2, 3, 4), initial_pool=3, pool_change_interval=900)
 RANDOM, FIFO, GIVEN, QUEUE = 0, 1, 2, 3  # how a step picks its action
 
 
@@ -197,11 +197,12 @@ def test_per_class_candidates_reach_interactive_jobs_behind_a_batch_backlog():
     submit = [0] + [1] * 12
     runtime = [100] + [5000] * 10 + [60, 60]
     params = EnvParams(jobs=jobs_from_arrays(submit, runtime, [0] * 13, length=32))
-    oldest = GridSite(num_cores=1, num_candidates=4, scan_width=16, vo_shares=(1.0,))
-    per_class = GridSite(num_cores=1, num_candidates=4, scan_width=16, vo_shares=(1.0,), candidates="per_class")
+    oldest = GridSite(num_cores=1, num_candidates=4, queue_capacity=16, vo_shares=(1.0,), candidates="oldest")
+    per_class = GridSite(num_cores=1, num_candidates=4, queue_capacity=16, vo_shares=(1.0,), candidates="per_class")
     state = oldest.initial_state(params)
     state, _, _, _ = oldest.transition(state, 0, params)  # job 0 runs; the rest queue behind it
     assert state.candidates.tolist() == [1, 2, 3, 4]  # batch only: the interactive jobs are out of sight
+    assert state.queue.tolist() == list(range(1, 13)) + [-1] * 4  # the default candidates: the whole queue
     state = per_class.initial_state(params)
     state, _, _, _ = per_class.transition(state, 0, params)
     assert state.candidates.tolist() == [11, 12, 1, 2]  # the 2 oldest interactive, then the 2 oldest batch
@@ -400,9 +401,7 @@ def reference_check(env, params, final, rec):
         running = int((done_before & (finish > c)).sum())
         assert rec["queued"][t] == waiting.sum() and rec["running"][t] == running
         assert waiting[j] and running < pool_before[t], "a decision needs a waiting job and a free core"
-        head = int(np.argmax(~done_before))
-        window = np.arange(head, min(head + env.scan_width, J))
-        expected = window[waiting[window]][:env.num_candidates]
+        expected = np.flatnonzero(waiting)[:env.num_candidates]  # the oldest waiting jobs, whole queue
         expected = np.r_[expected, -np.ones(env.num_candidates - expected.size, np.int64)]
         np.testing.assert_array_equal(rec["candidates"][t], expected, err_msg=f"candidates at decision {t}")
         cooled = c - last_change >= env.pool_change_interval

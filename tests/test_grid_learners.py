@@ -98,7 +98,7 @@ def test_every_grid_config_builds_and_iterates(config):
     state, metrics = jax.jit(experiment.update_fn)(experiment.init_fn(jax.random.PRNGKey(0)))
     assert int(state.iteration) == 1 and float(metrics["decisions"]) == 16 and np.isfinite(float(metrics["loss"]))
     if "elastic" in config:
-        assert experiment.variant.env.num_actions == 16 * 3
+        assert experiment.variant.env.num_actions == 120 * 3  # every waiting job (capacity: the 120-job window) x 3 sizes
 
 
 def test_train_cli_runs_grid_end_to_end_and_resumes(tmp_path):

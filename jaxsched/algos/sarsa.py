@@ -17,9 +17,17 @@ paper's raw [0, 1] weights at 10% density have a radius of ~5); input weights un
 times ``input_scale`` (the paper gives no range; all-positive inputs would drive every unit alike);
 the readout sees a fixed random 15% of the units plus a bias, and is fitted in closed form by ridge
 regression (:func:`ridge`), re-learned from the buffer every iteration (the paper's batch re-learning).
-The reservoir is run for ``washout`` steps on each decision's input from a rest state, so Q is a
-function of the current decision only: the ``policy(key, obs)`` signature of every jaxsched policy
-has no memory across decisions (the paper's recurrent memory across decisions is not used).
+**Memory** (``esn_memory: true``, the default, as in the paper): the reservoir state is carried across
+decisions. At a decision with reservoir state h (the state after the previous decision), every
+candidate action a (every waiting job; elastic: every (job, pool size)) is scored by the readout of
+h_a = sigmoid(W_in x(s, a) + W h), Q(s, a) = θ · [mask ⊙ h_a, 1], the argmax is taken (ε-greedy), and
+the state moves on to h_a of the action taken: the running reservoir state driven by each decision's
+input, so Q depends on the past inputs (non-Markovian arrivals, delayed rewards: the paper's Sections
+3 and 6). The state is part of the learner's carry (``SarsaState.memory``, one per parallel episode,
+checkpointed with the rest), restarts from rest (zeros) with each episode, and a trained policy is a
+:class:`RecurrentPolicy` that carries it through an evaluation episode. The ablation
+``esn_memory: false`` runs the reservoir from rest for ``washout`` steps on each decision's input, so
+Q is a fixed random feature map of the present decision only (the former model).
 
 **MLP** (``q_model: mlp``): the paper's feed-forward comparison, trained by Adam on the squared error
 to the same targets (``gradient_steps`` minibatches per iteration).
@@ -65,7 +73,8 @@ class SarsaConfig:
     readout_connectivity: float = 0.15
     spectral_radius: float = 0.9
     input_scale: float = 1.0
-    washout: int = 3
+    washout: int = 3  # esn_memory false: reservoir steps from rest per decision
+    esn_memory: bool = True  # carry the reservoir state across decisions (false: the from-rest ablation)
     ridge: float = 1e-3  # per transition (see fit_readout)
     # MLP
     hidden: int = 64
@@ -114,6 +123,17 @@ def reservoir_features(reservoir: dict, x: jax.Array, washout: int) -> jax.Array
     return jnp.concatenate([h * reservoir["readout_units"], jnp.ones(h.shape[:-1] + (1,), jnp.float32)], axis=-1)
 
 
+def reservoir_step(reservoir: dict, h: jax.Array, x: jax.Array) -> jax.Array:
+    """float32[..., N]: one reservoir update from state ``h`` [N] driven by inputs ``x`` [..., D] (the
+    recurrent term is computed once and shared by every input row)."""
+    return jax.nn.sigmoid(x @ reservoir["w_in"] + h @ reservoir["w"])
+
+
+def readout_view(reservoir: dict, h: jax.Array) -> jax.Array:
+    """float32[..., N + 1]: what the readout sees of reservoir states ``h``: the masked units, then 1."""
+    return jnp.concatenate([h * reservoir["readout_units"], jnp.ones(h.shape[:-1] + (1,), jnp.float32)], axis=-1)
+
+
 def ridge(features: jax.Array, targets: jax.Array, weights: jax.Array, penalty: float) -> jax.Array:
     """argmin_θ Σ_i weights_i (features_i θ − targets_i)² + penalty |θ|²: closed form, jittable."""
     fw = features * weights[:, None]
@@ -143,33 +163,56 @@ class MLPQ(nn.Module):
 @dataclasses.dataclass(frozen=True)
 class QFunction:
     """``inputs(obs) -> x[A, D]`` (every action's state-action vector), ``init(key) -> params``,
-    ``embed(params, x[..., D]) -> z`` (what the buffer stores: the ESN's readout features, or x itself),
-    ``value(params, z) -> Q``."""
+    ``embed(params, x[..., D]) -> z`` (the from-rest view: what the buffer stores without memory),
+    ``features(params, x[A, D], h[M]) -> (z[A, E], h'[A, M])`` (each action's embedding and the
+    carried state after it: with ESN memory the reservoir driven from ``h``; otherwise ``embed`` and
+    ``h`` unchanged), ``value(params, z) -> Q``; ``carry_size`` M (1 when nothing is carried)."""
 
     inputs: Callable
     init: Callable
     embed: Callable
     value: Callable
     embed_size: int
+    features: Callable = None
+    carry_size: int = 1
+    memory: bool = False
+
+    def initial_carry(self) -> jax.Array:
+        return jnp.zeros(self.carry_size, jnp.float32)
 
 
 def make_q(env, config: SarsaConfig) -> QFunction:
     extended = config.q_inputs == "extended"
     d = env.state_action_size(extended)
     inputs = lambda obs: env.state_action_inputs(obs, extended)
+
+    def stateless(embed):
+        return lambda p, x, h: (embed(p, x), jnp.broadcast_to(h, x.shape[:-1] + h.shape[-1:]))
+
     if config.q_model == "esn":
         def init(key):
             return {"reservoir": init_reservoir(key, d, config), "theta": jnp.zeros(config.reservoir + 1, jnp.float32)}
 
-        return QFunction(inputs=inputs, init=init, embed=lambda p, x: reservoir_features(p["reservoir"], x, config.washout),
-                         value=lambda p, z: z @ p["theta"], embed_size=config.reservoir + 1)
+        embed = lambda p, x: reservoir_features(p["reservoir"], x, config.washout)
+        if config.esn_memory:
+            def features(p, x, h):
+                h_next = reservoir_step(p["reservoir"], h, x)
+                return readout_view(p["reservoir"], h_next), h_next
+
+            return QFunction(inputs=inputs, init=init, embed=embed, value=lambda p, z: z @ p["theta"],
+                             embed_size=config.reservoir + 1, features=features, carry_size=config.reservoir,
+                             memory=True)
+        return QFunction(inputs=inputs, init=init, embed=embed, value=lambda p, z: z @ p["theta"],
+                         embed_size=config.reservoir + 1, features=stateless(embed))
     network = MLPQ(config.hidden, config.layers)
     return QFunction(inputs=inputs, init=lambda key: network.init(key, jnp.zeros(d, jnp.float32)), embed=lambda p, x: x,
-                     value=network.apply, embed_size=d)
+                     value=network.apply, embed_size=d, features=stateless(lambda p, x: x))
 
 
-def q_values(q: QFunction, params, obs) -> jax.Array:
-    return q.value(params, q.embed(params, q.inputs(obs)))
+def q_values(q: QFunction, params, obs, carry=None) -> jax.Array:
+    """Q of every action at ``obs``; with memory, from reservoir state ``carry`` (default: rest)."""
+    carry = q.initial_carry() if carry is None else carry
+    return q.value(params, q.features(params, q.inputs(obs), carry)[0])
 
 
 def choose(key, q: jax.Array, mask: jax.Array, epsilon) -> jax.Array:
@@ -206,6 +249,7 @@ class SarsaState:
     env_state: object  # [num_envs]
     action: jax.Array  # int32[num_envs] the next action, already chosen (SARSA's a')
     z: jax.Array  # [num_envs, E] its embedding (the ESN's readout features depend on fixed weights only)
+    memory: jax.Array  # [num_envs, M] the reservoir state after that action (ESN memory; zeros otherwise)
     episode_return: jax.Array
     last_mean_return: jax.Array
     key: jax.Array
@@ -226,49 +270,55 @@ def make_train(variant, config: SarsaConfig, data_key: jax.Array):
     def restart(key):
         return jax.tree.map(lambda x: x[jax.random.randint(key, (), 0, config.num_starts)], pool)
 
-    def act(params, key, obs, warm):
-        """The teacher's action during the warm start, else ε-greedy on Q; ``warm`` is the same for every
-        episode (unbatched), so only one of the two is computed."""
+    def act(params, key, obs, warm, carry):
+        """``(action, its embedding, the carry after it)``: the teacher's action during the warm start, else
+        ε-greedy on Q of every action from ``carry``; ``warm`` is the same for every episode (unbatched),
+        so only one of the two choices is computed."""
         q_key, teacher_key = jax.random.split(key)
-        return jax.lax.cond(warm, lambda: jnp.asarray(teacher(teacher_key, obs), jnp.int32),
-                            lambda: choose(q_key, q_values(q, params, obs), obs.action_mask, config.epsilon))
+        x = q.inputs(obs)
+        action = jax.lax.cond(warm, lambda: jnp.asarray(teacher(teacher_key, obs), jnp.int32),
+                              lambda: choose(q_key, q.value(params, q.features(params, x, carry)[0]),
+                                             obs.action_mask, config.epsilon))
+        z, carry = q.features(params, x[action][None], carry)
+        return action, z[0], carry[0]
 
     def start(params, key, warm):
-        """A fresh episode on a training window, its first action and that action's embedding."""
+        """A fresh episode on a training window (the reservoir at rest), its first action, that action's
+        embedding and the carry after it."""
         reset_key, act_key = jax.random.split(key)
         state = restart(reset_key)
         obs = env.get_obs(state, env_params)
-        action = act(params, act_key, obs, warm)
-        return state, action, q.embed(params, q.inputs(obs)[action])
+        return (state, *act(params, act_key, obs, warm, q.initial_carry()))
 
     @jax.jit
     def init_fn(key, initial_params=None):
         init_key, env_key, key = jax.random.split(key, 3)
         params = initial_params if initial_params is not None else q.init(init_key)
-        env_state, action, z = jax.vmap(lambda k: start(params, k, config.warm_start_iterations > 0))(
+        env_state, action, z, memory = jax.vmap(lambda k: start(params, k, config.warm_start_iterations > 0))(
             jax.random.split(env_key, config.num_envs))
         c, e = config.buffer_size, q.embed_size
         buffer = Buffer(z=jnp.zeros((c, e), jnp.float32), reward=jnp.zeros(c, jnp.float32),
                         next_z=jnp.zeros((c, e), jnp.float32), done=jnp.zeros(c, bool), size=jnp.int32(0),
                         insert=jnp.int32(0))
         return SarsaState(params=params, opt_state=optimizer.init(params), buffer=buffer, env_state=env_state,
-                          action=action, z=z, episode_return=jnp.zeros(config.num_envs, jnp.float32),
+                          action=action, z=z, memory=memory, episode_return=jnp.zeros(config.num_envs, jnp.float32),
                           last_mean_return=jnp.float32(0.0), key=key, iteration=jnp.int32(0))
 
-    def env_step(params, warm, state, action, z, episode_return, key):
-        """Take ``action`` (embedded ``z``), restart a finished episode on another window, choose the next
-        action (a') where the episode goes on. One observation per step: a terminal (s', a') is never
-        bootstrapped from, so its place holds the restarted episode's first decision."""
+    def env_step(params, warm, state, action, z, memory, episode_return, key):
+        """Take ``action`` (embedded ``z``, reservoir state ``memory`` after it), restart a finished episode on
+        another window (its reservoir from rest), choose the next action (a') where the episode goes on.
+        One observation per step: a terminal (s', a') is never bootstrapped from, so its place holds the
+        restarted episode's first decision."""
         act_key, reset_key = jax.random.split(key)
         next_state, reward, terminated, _ = env.transition(state, action, env_params)
         done = terminated | env.is_truncated(next_state, env_params)
         state = select_tree(done, restart(reset_key), next_state)
         next_obs = env.get_obs(state, env_params)
-        next_action = act(params, act_key, next_obs, warm)
-        next_z = q.embed(params, q.inputs(next_obs)[next_action])
+        memory = jnp.where(done, q.initial_carry(), memory)
+        next_action, next_z, next_memory = act(params, act_key, next_obs, warm, memory)
         finished_return = episode_return + reward
-        return state, next_action, next_z, jnp.where(done, 0.0, finished_return), (z, reward, next_z, done), \
-            (done, finished_return)
+        return state, next_action, next_z, next_memory, jnp.where(done, 0.0, finished_return), \
+            (z, reward, next_z, done), (done, finished_return)
 
     def targets(params, buffer: Buffer):
         value = q.value(params, buffer.z)
@@ -301,15 +351,16 @@ def make_train(variant, config: SarsaConfig, data_key: jax.Array):
         params = train_state.params
 
         def rollout_step(carry, step_key):
-            env_state, action, z, episode_return = carry
+            env_state, action, z, memory, episode_return = carry
             keys = jax.random.split(step_key, config.num_envs)
-            env_state, action, z, episode_return, transition, finished = jax.vmap(
-                env_step, in_axes=(None, None, 0, 0, 0, 0, 0))(params, warm, env_state, action, z, episode_return,
-                                                               keys)
-            return (env_state, action, z, episode_return), (transition, finished)
+            env_state, action, z, memory, episode_return, transition, finished = jax.vmap(
+                env_step, in_axes=(None, None, 0, 0, 0, 0, 0, 0))(params, warm, env_state, action, z, memory,
+                                                                  episode_return, keys)
+            return (env_state, action, z, memory, episode_return), (transition, finished)
 
-        carry = shard_batch((train_state.env_state, train_state.action, train_state.z, train_state.episode_return))
-        (env_state, action, z, episode_return), (transitions, (done, returns)) = jax.lax.scan(
+        carry = shard_batch((train_state.env_state, train_state.action, train_state.z, train_state.memory,
+                             train_state.episode_return))
+        (env_state, action, z, memory, episode_return), (transitions, (done, returns)) = jax.lax.scan(
             rollout_step, carry, jax.random.split(rollout_key, config.rollout_steps))
         flat = jax.tree.map(lambda x: x.reshape((-1,) + x.shape[2:]), transitions)
         buffer = train_state.buffer.push(*flat)
@@ -322,16 +373,41 @@ def make_train(variant, config: SarsaConfig, data_key: jax.Array):
                    "episodes_finished": finished.astype(jnp.float32), "mean_return": mean_return,
                    "mean_q": jnp.mean(q.value(params, flat[0])), "warm_start": warm.astype(jnp.float32)}
         new_state = SarsaState(params=params, opt_state=opt_state, buffer=buffer, env_state=env_state, action=action,
-                               z=z, episode_return=episode_return, last_mean_return=mean_return, key=key,
+                               z=z, memory=memory, episode_return=episode_return, last_mean_return=mean_return, key=key,
                                iteration=train_state.iteration + 1)
         return new_state, metrics
 
     return init_fn, update_fn
 
 
+@dataclasses.dataclass(frozen=True)
+class RecurrentPolicy:
+    """A policy that carries a state through an episode (the ESN's reservoir): ``initial_carry()`` at
+    the episode's start, then ``step(carry, key, obs) -> (action, carry)`` at each decision. Calling it
+    as a stateless ``policy(key, obs)`` is an error (it would silently drop the memory); the grid
+    variant's ``run_episodes`` / ``evaluate`` carry it."""
+
+    initial_carry: Callable
+    step: Callable
+
+    def __call__(self, key, obs):
+        raise TypeError("this policy carries the ESN's reservoir state across decisions: run it with "
+                        "GridVariant.run_episodes / evaluate (or train with algo_options.esn_memory: false)")
+
+
 def greedy_policy(q: QFunction, env, params, greedy: bool = True, epsilon: float = 0.05) -> Callable:
+    epsilon = 0.0 if greedy else epsilon
+    if q.memory:
+        def step(carry, key, obs):
+            x = q.inputs(obs)
+            z, after = q.features(params, x, carry)
+            action = choose(key, q.value(params, z), obs.action_mask, epsilon)
+            return action, after[action]
+
+        return RecurrentPolicy(initial_carry=q.initial_carry, step=step)
+
     def policy(key, obs):
-        return choose(key, q_values(q, params, obs), obs.action_mask, 0.0 if greedy else epsilon)
+        return choose(key, q_values(q, params, obs), obs.action_mask, epsilon)
 
     return policy
 

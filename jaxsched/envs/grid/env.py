@@ -23,12 +23,18 @@ Runtime model (static): ``oracle`` shows true runtimes; ``estimated`` shows, for
 median runtime of its class over the last ``estimate_window`` completed jobs of that class
 (``EnvParams.prior_runtime`` before any). Dynamics never depend on it, only the observation.
 
-Candidates (static ``candidates``): ``oldest`` (default), the K oldest waiting jobs among the
-``scan_width`` jobs from the oldest undispatched one (a policy that starves an old job while more
-than ``scan_width`` younger ones run sees only the window; the starved job itself always stays a
-candidate); ``per_class``, the K/2 oldest waiting jobs of each class (interactive in the first
-slots), each class with its own window from its oldest undispatched job, so that interactive jobs
-stay visible behind a long queue of batch jobs (the paper's scheduler may pick any waiting job). An action outside the mask dispatches the
+Candidates (static ``candidates``): ``queue`` (default), **every waiting job**, oldest first, up to
+the static ``queue_capacity`` (the action is a position in the queue; Q / a heuristic is evaluated on
+every waiting job). The queue is a compact int32 array of job indices in submit order; a dispatch
+removes its entry, arrivals are appended. A job that arrives while ``queue_capacity`` jobs are listed
+waits *beyond the capacity*: it is listed (in submit order) as soon as a place frees, and meanwhile it
+is never silently hidden: ``EnvState.hidden`` counts the decisions taken while some waiting job was
+beyond the capacity and ``EnvState.queue_peak`` records the most jobs waiting at a decision, so an
+evaluation can refuse a capacity that overflowed (:meth:`GridVariant.evaluate`). The bounded
+candidate sets stay as explicit options, off by default, taken from the same whole queue:
+``oldest``, the ``num_candidates`` oldest waiting jobs; ``per_class``, the K/2 oldest waiting jobs of
+each class (interactive in the first slots). (``scan_width``, the window of the former ``oldest``
+rule, is accepted for old configs and has no effect.) An action outside the mask dispatches the
 oldest candidate and keeps the pool (documented fallback, so no job is ever lost).
 """
 
@@ -42,11 +48,12 @@ from gymnax.environments import environment, spaces
 
 from jaxsched.envs.equality import EqualByConfiguration
 from jaxsched.envs.grid.types import (BATCH, INTERACTIVE, NEVER, NUM_CLASSES, PAPER_VO_SHARES, EnvParams, EnvState,
-                                      GridJobs, Observation)
+                                      Observation)
 from jaxsched.envs.grid.workload import Workload, generate
 
 RUNTIME_MODELS = ("oracle", "estimated")
-CANDIDATE_RULES = ("oldest", "per_class")
+CANDIDATE_RULES = ("queue", "oldest", "per_class")
+QUEUE_CAPACITY = 2048  # default listed waiting jobs (GridSite; the variants choose it from the workload)
 ELASTIC_POOL_SIZES = (30, 40, 50, 60, 70, 80, 81, 90, 100, 110, 120)  # 81: the rigid site, as a fixed pool
 ARRIVAL_CHUNK = 16  # arrivals read at a time while advancing
 STATE_FEATURES = 6  # running work, time to a free core, backlog, idle cores, class means (2); then V VO shares
@@ -58,7 +65,7 @@ class GridSite(EqualByConfiguration, environment.Environment[EnvState, EnvParams
     def __init__(self, num_cores: int = 81, num_candidates: int = 16, scan_width: int = 64,
                  vo_shares: tuple = PAPER_VO_SHARES, runtime_model: str = "oracle", estimate_window: int = 1000,
                  pool_sizes: tuple | None = None, initial_pool: int = 81, pool_change_interval: int = 900,
-                 time_scale: float = 3600.0, candidates: str = "oldest"):
+                 time_scale: float = 3600.0, candidates: str = "queue", queue_capacity: int = QUEUE_CAPACITY):
         super().__init__()
         if candidates not in CANDIDATE_RULES:
             raise ValueError(f"candidates must be one of {', '.join(CANDIDATE_RULES)}, got {candidates!r}")
@@ -69,8 +76,10 @@ class GridSite(EqualByConfiguration, environment.Environment[EnvState, EnvParams
         shares = tuple(float(w) for w in vo_shares)
         if not shares or min(shares) < 0 or abs(sum(shares) - 1.0) > 1e-3:
             raise ValueError(f"vo_shares must be non-negative and sum to 1, got {vo_shares}")
-        if int(num_candidates) < 1 or int(scan_width) < int(num_candidates):
-            raise ValueError(f"need 1 <= num_candidates <= scan_width, got {num_candidates}, {scan_width}")
+        if int(queue_capacity) < 1:
+            raise ValueError(f"queue_capacity must be >= 1, got {queue_capacity}")
+        if candidates != "queue" and not 1 <= int(num_candidates) <= int(queue_capacity):
+            raise ValueError(f"need 1 <= num_candidates <= queue_capacity, got {num_candidates}, {queue_capacity}")
         if pool_sizes is not None:
             pool_sizes = tuple(sorted(int(p) for p in pool_sizes))
             if pool_sizes[0] < 1 or int(initial_pool) not in pool_sizes:
@@ -79,14 +88,15 @@ class GridSite(EqualByConfiguration, environment.Environment[EnvState, EnvParams
         if int(num_cores) < 1:
             raise ValueError(f"num_cores must be >= 1, got {num_cores}")
         self.num_cores = int(num_cores)  # core slots (elastic: the largest pool)
-        self.num_candidates, self.scan_width = int(num_candidates), int(scan_width)
+        self.queue_capacity, self.scan_width = int(queue_capacity), int(scan_width)
+        # K, the candidate slots the observation and the action cover: the whole queue by default
+        self.num_candidates = self.queue_capacity if candidates == "queue" else int(num_candidates)
         self.vo_shares, self.num_vos = shares, len(shares)
         self.runtime_model, self.estimate_window = runtime_model, max(int(estimate_window), 1)
         self.pool_sizes = pool_sizes
         self.initial_pool = int(initial_pool) if pool_sizes is not None else self.num_cores
         self.pool_change_interval, self.time_scale = int(pool_change_interval), float(time_scale)
         self.candidate_rule = candidates
-        self.num_groups = NUM_CLASSES if candidates == "per_class" else 1  # candidate windows, one head each
 
     instance_field = "jobs"  # the episode's job window in the state (see jaxsched.core.rollout)
 
@@ -122,7 +132,9 @@ class GridSite(EqualByConfiguration, environment.Environment[EnvState, EnvParams
         state = EnvState(
             time=jnp.int32(0), clock=jnp.int32(0), jobs=jobs, start=jnp.full(J, -1, jnp.int32),
             fairness=jnp.zeros(J, jnp.float32), pool_at_start=jnp.zeros(J, jnp.int32),
-            arrived=jnp.int32(0), head=jnp.zeros(self.num_groups, jnp.int32), candidates=jnp.full(self.num_candidates, -1, jnp.int32),
+            arrived=jnp.int32(0), queue=jnp.full(self.queue_capacity, -1, jnp.int32), queue_len=jnp.int32(0),
+            listed=jnp.int32(0), queue_peak=jnp.int32(0), hidden=jnp.int32(0),
+            candidates=jnp.full(self.num_candidates, -1, jnp.int32),
             slot_job=jnp.full(P, -1, jnp.int32), slot_finish=jnp.full(P, NEVER, jnp.int32),
             slot_runtime=jnp.zeros(P, jnp.int32), slot_class=jnp.zeros(P, jnp.int32), slot_score=jnp.zeros(P, jnp.float32),
             waiting_by_class=jnp.zeros(NUM_CLASSES, jnp.int32), waiting_by_vo=jnp.zeros(V, jnp.int32),
@@ -132,7 +144,7 @@ class GridSite(EqualByConfiguration, environment.Environment[EnvState, EnvParams
             completed_work=jnp.float32(0.0), provisioned=jnp.float32(0.0),
             pool=jnp.int32(self.initial_pool), last_pool_change=jnp.int32(-self.pool_change_interval))
         state, _ = self._advance(state, params)
-        return state.replace(candidates=self._candidates(state))
+        return self._at_decision(state)
 
     @property
     def _ring_size(self) -> int:
@@ -181,7 +193,7 @@ class GridSite(EqualByConfiguration, environment.Environment[EnvState, EnvParams
             start=start,
             fairness=state.fairness.at[safe_job].set(where_go(fairness, state.fairness[safe_job])),
             pool_at_start=state.pool_at_start.at[safe_job].set(where_go(pool, state.pool_at_start[safe_job])),
-            head=where_go(self._next_head(start, state.head, jobs), state.head),
+            queue=where_go(self._remove(state.queue, job, slot), state.queue), queue_len=state.queue_len - go.astype(jnp.int32),
             slot_job=state.slot_job.at[free_slot].set(where_go(job, state.slot_job[free_slot])),
             slot_finish=set_slot(state.slot_finish, state.clock + runtime),
             slot_runtime=set_slot(state.slot_runtime, runtime), slot_class=set_slot(state.slot_class, jobs.klass[safe_job]),
@@ -191,8 +203,8 @@ class GridSite(EqualByConfiguration, environment.Environment[EnvState, EnvParams
             backlog=state.backlog - jnp.where(go, runtime, 0),
             service_by_vo=state.service_by_vo.at[vo].add(jnp.where(go, runtime, 0).astype(jnp.float32)),
             pool=pool, last_pool_change=last_change)
-        state, reward = self._advance(state, params)
-        state = state.replace(candidates=self._candidates(state))
+        state, reward = self._advance(self._list(state), params)
+        state = self._at_decision(state, active)
         terminated = self.is_done(state)
         return state, reward, terminated, {"dispatched": go, "legal": legal}
 
@@ -215,36 +227,49 @@ class GridSite(EqualByConfiguration, environment.Environment[EnvState, EnvParams
         delivered = jnp.where(total > 0, service_by_vo / jnp.maximum(total, 1e-30), 0.0)
         return 1.0 - jnp.max(jnp.maximum(shares - delivered, 0.0)) / jnp.max(shares)
 
-    def _window(self, head: jax.Array, jobs: GridJobs, group: int):
-        """Indices ``head + [0, scan_width)``, which of them exist, clipped indices, and which belong to
-        candidate group ``group`` (every job, or one class)."""
-        index = head + jnp.arange(self.scan_width)
-        safe = jnp.minimum(index, jobs.length - 1)
-        member = True if self.num_groups == 1 else jobs.klass[safe] == group
-        return index, index < jobs.length, safe, member
+    def _remove(self, queue: jax.Array, job: jax.Array, slot: jax.Array) -> jax.Array:
+        """The queue without ``job`` (a listed job, candidate ``slot``): the entries after it move one
+        place up. With the whole queue as candidates the slot is the job's place."""
+        position = slot if self.candidate_rule == "queue" else jnp.argmax(queue == job)
+        index = jnp.arange(self.queue_capacity)
+        after = jnp.where(index + 1 < self.queue_capacity, queue[jnp.minimum(index + 1, self.queue_capacity - 1)], -1)
+        return jnp.where(index < position, queue, after)
 
-    def _next_head(self, start: jax.Array, head: jax.Array, jobs: GridJobs) -> jax.Array:
-        """Per group, its oldest undispatched job: a group's dispatches only happen inside its window,
-        so that job lies in ``[head, head + scan_width]``."""
-        heads = []
-        for group in range(self.num_groups):
-            index, inside, safe, member = self._window(head[group], jobs, group)
-            undispatched = inside & member & (start[safe] < 0)
-            heads.append(jnp.where(jnp.any(undispatched), head[group] + jnp.argmax(undispatched),
-                                   jnp.minimum(head[group] + self.scan_width, jobs.length)))
-        return jnp.stack(heads).astype(jnp.int32)
+    def _list(self, state: EnvState) -> EnvState:
+        """Appends up to ``ARRIVAL_CHUNK`` arrived, not yet listed jobs (in submit order) to the queue's free
+        places. Jobs wait unlisted only while the queue is full, and each pass frees at most one place or
+        admits at most ``ARRIVAL_CHUNK`` arrivals, so listing this many per pass keeps up."""
+        chunk = jnp.arange(ARRIVAL_CHUNK)
+        count = jnp.minimum(state.arrived - state.listed, self.queue_capacity - state.queue_len)
+        target = jnp.where(chunk < count, state.queue_len + chunk, self.queue_capacity)
+        count = jnp.minimum(count, ARRIVAL_CHUNK)
+        return state.replace(queue=state.queue.at[target].set(state.listed + chunk, mode="drop"),
+                             queue_len=state.queue_len + count, listed=state.listed + count)
+
+    def _at_decision(self, state: EnvState, counted: jax.Array = True) -> EnvState:
+        """The candidates of the decision the state is at, and the queue's counters (``counted``: a step
+        of a finished episode counts nothing)."""
+        waiting = jnp.sum(state.waiting_by_class)
+        beyond = counted & (state.arrived > state.listed)
+        return state.replace(candidates=self._candidates(state), hidden=state.hidden + beyond.astype(jnp.int32),
+                             queue_peak=jnp.maximum(state.queue_peak, jnp.where(counted, waiting, 0)))
 
     def _candidates(self, state: EnvState) -> jax.Array:
-        """The K oldest waiting jobs in the window from ``head`` (``per_class``: the K/2 oldest of each
-        class, interactive first), -1 past the last."""
-        per_group = self.num_candidates // self.num_groups
+        """The whole queue (``queue``), its K oldest jobs (``oldest``) or the K/2 oldest of each class,
+        interactive first (``per_class``), -1 past the last."""
+        if self.candidate_rule == "queue":
+            return state.queue
+        if self.candidate_rule == "oldest":
+            return state.queue[:self.num_candidates]
+        per_group = self.num_candidates // NUM_CLASSES
+        listed = state.queue >= 0
+        klass = state.jobs.klass[jnp.maximum(state.queue, 0)]
         candidates = jnp.full(self.num_candidates, -1, jnp.int32)
-        for group in range(self.num_groups):
-            index, inside, safe, member = self._window(state.head[group], state.jobs, group)
-            waiting = inside & member & (index < state.arrived) & (state.start[safe] < 0)
-            rank = jnp.cumsum(waiting) - 1
-            target = jnp.where(waiting & (rank < per_group), group * per_group + rank, self.num_candidates)
-            candidates = candidates.at[target].set(index, mode="drop")
+        for group in range(NUM_CLASSES):
+            member = listed & (klass == group)
+            rank = jnp.cumsum(member) - 1
+            target = jnp.where(member & (rank < per_group), group * per_group + rank, self.num_candidates)
+            candidates = candidates.at[target].set(state.queue, mode="drop")
         return candidates
 
     def _advance(self, state: EnvState, params: EnvParams) -> tuple[EnvState, jax.Array]:
@@ -331,7 +356,7 @@ class GridSite(EqualByConfiguration, environment.Environment[EnvState, EnvParams
                 waiting_by_vo=s.waiting_by_vo + jnp.sum(
                     jax.nn.one_hot(jobs.vo[safe], self.num_vos, dtype=jnp.int32) * arriving[:, None], axis=0),
                 backlog=s.backlog + jnp.sum(jnp.where(arriving, jobs.runtime[safe], 0)))
-            return s, reward, passes + 1
+            return self._list(s), reward, passes + 1
 
         small, reward, _ = jax.lax.while_loop(cond, body, (state.replace(**per_job), jnp.float32(0.0), jnp.int32(0)))
         return small.replace(jobs=state.jobs, start=state.start, fairness=state.fairness,

@@ -3,6 +3,15 @@
 The first and last ``exclude`` jobs of each episode (submit order) are left out of the summary, as
 the paper drops its first and last 500 (ramp-up and draining); ``jobs`` and ``finished`` count the
 jobs kept. W = run / (run + wait).
+
+Fairness (``fairness``) is the paper's fairness utility F_j of Eq. (2), "associated to the election of
+job j": F_j = 1 − D_j / max_k w_k with D_j = max_k (w_k − S_kj)+ and S_kj VO k's fraction of the
+service up to job j's election (the env's ``EnvState.fairness``, the same F the rigid reward pays;
+service = runtime of the jobs dispatched before the election). ``fairness`` is its mean over the kept
+jobs, the level of the paper's Fig. 6 curve (F_j against the simulated time, there as a difference
+from the native scheduler's). A policy that holds one VO's jobs back lowers S of that VO at the
+elections meanwhile, so F drops; ``final_fairness`` (the service delivered by the episode's end)
+cannot see this, since every job is served by the end, and is kept for comparison only.
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ def job_table(final_state, exclude: int = 0) -> dict[str, np.ndarray]:
     flat = lambda x: np.asarray(x).reshape(-1, length)
     submit, runtime, klass, vo, valid = (flat(x) for x in (jobs.submit, jobs.runtime, jobs.klass, jobs.vo, jobs.valid))
     start, pool = flat(final_state.start), flat(final_state.pool_at_start)
+    fairness = flat(final_state.fairness) if hasattr(final_state, "fairness") else np.full_like(start, np.nan, float)
     clock = np.asarray(final_state.clock).reshape(-1)
     episodes, index = np.nonzero(valid)
     count = valid.sum(axis=1)
@@ -33,9 +43,12 @@ def job_table(final_state, exclude: int = 0) -> dict[str, np.ndarray]:
     W = np.where(finished, r / np.maximum(r + wait, 1), np.nan)
     table = {"episode": episodes, "job": index, "class": klass[episodes, index], "vo": vo[episodes, index],
              "submit": s, "start": st, "finish": finish, "wait": wait, "W": W, "runtime": r,
-             "finished": finished, "kept": kept, "pool": pool[episodes, index]}
+             "finished": finished, "kept": kept, "pool": pool[episodes, index],
+             "F": np.where(started, fairness[episodes, index], np.nan)}
     if hasattr(final_state, "provisioned"):  # the episode's own core-second counters, on each of its rows
-        for name in ("provisioned", "completed_work"):
+        for name in ("provisioned", "completed_work", "queue_peak", "hidden"):
+            if not hasattr(final_state, name):
+                continue
             table[name] = np.asarray(getattr(final_state, name), np.float64).reshape(-1)[episodes]
     return table
 
@@ -96,6 +109,12 @@ def summarize(table: dict, vo_shares=None) -> dict:
     out["episodes"] = int(np.unique(table["episode"]).size)
     out["utilisation"] = utilisation(table)
     out["mean_pool"] = float(np.mean(table["pool"][table["start"] >= 0])) if np.any(table["start"] >= 0) else float("nan")
+    elected = kept & (table["start"] >= 0)
+    out["fairness"] = float(np.nanmean(table["F"][elected])) if "F" in table and elected.any() else float("nan")
+    if "queue_peak" in table:
+        first = np.unique(table["episode"], return_index=True)[1]
+        out["queue_peak"] = int(np.max(table["queue_peak"][first]))
+        out["hidden_decisions"] = int(np.sum(table["hidden"][first]))
     if vo_shares is not None:
         out["final_fairness"] = final_fairness(table, vo_shares)
     return out

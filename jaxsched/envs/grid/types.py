@@ -78,8 +78,12 @@ class EnvState(environment.EnvState):
     fairness: jax.Array  # float32[J] F_j at the job's election (0 until then)
     pool_at_start: jax.Array  # int32[J] pool size right after the job's dispatch decision
     arrived: jax.Array  # int32: jobs [0, arrived) have been submitted
-    head: jax.Array  # int32[G]: per candidate group, every job of it before this index has been dispatched
-    candidates: jax.Array  # int32[K] the K oldest waiting jobs, -1 past the last
+    queue: jax.Array  # int32[C] the listed waiting jobs in submit order, -1 past the last (C = queue capacity)
+    queue_len: jax.Array  # int32 listed waiting jobs
+    listed: jax.Array  # int32: jobs [0, listed) have been listed; [listed, arrived) wait beyond the capacity
+    queue_peak: jax.Array  # int32 the most jobs waiting at a decision so far
+    hidden: jax.Array  # int32 decisions taken while some waiting job was beyond the capacity
+    candidates: jax.Array  # int32[K] the candidate jobs (default: the whole queue), -1 past the last
     slot_job: jax.Array  # int32[P] job running on each core slot, -1 idle
     slot_finish: jax.Array  # int32[P] its finish time (NEVER when idle)
     slot_runtime: jax.Array  # int32[P] its runtime, 0 when idle
@@ -102,7 +106,7 @@ class EnvState(environment.EnvState):
 class Observation:
     """What a policy sees: flat network ``features``, the ``action_mask``, and raw fields heuristics use."""
 
-    features: jax.Array  # float32[F]: site state, then K candidates x (class, VO one-hot, log exec, log wait)
+    features: jax.Array  # float32[F]: site state, then K candidates (default: the whole queue) x (class, VO one-hot, log exec, log wait)
     action_mask: jax.Array  # bool[K * S]: action = slot * S + pool-size index (rigid: S = 1)
     job: jax.Array  # int32[K] candidate job indices, -1 empty
     klass: jax.Array  # int32[K]

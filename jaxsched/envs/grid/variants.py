@@ -23,10 +23,41 @@ from jaxsched.datasets import resolve_path
 from jaxsched.envs.grid.env import ELASTIC_POOL_SIZES, GridSite
 from jaxsched.envs.grid.metrics import PER_JOB_COLUMNS, job_table, summarize
 from jaxsched.envs.grid.types import PAPER_VO_SHARES, EnvParams
+from jaxsched.envs.grid.heapq_sim import fifo_queue_peak
 from jaxsched.envs.grid.workload import Workload, generate_many, swf_windows
+from jaxsched.errors import InputError
+
+# The queue capacity of synthetic windows (option ``queue_capacity: auto``), at most the window's
+# length: the most jobs waiting at a FIFO decision on 200 synthetic Table 1 windows of 9500 jobs on 81
+# cores was 1711 (median 362, 99th percentile 1015; SJF keeps it lower, ~300). SWF windows get
+# 1.25 x their own FIFO peak (``auto``), and an explicit capacity below a trace's FIFO peak is refused.
+SYNTHETIC_QUEUE_CAPACITY = 2048
+
+
+def queue_capacity_for(peak: int, num_jobs: int) -> int:
+    """``auto`` for a trace whose FIFO peak is ``peak``: 1.25 x it rounded up to 64, at most the window."""
+    return int(min(num_jobs, max(64, -(-int(1.25 * peak) // 64) * 64)))
+
+
+def windows_fifo_peak(windows, num_cores: int) -> int:
+    """The most jobs waiting at a FIFO decision over batched ``GridJobs`` windows (host, heapq)."""
+    submit, runtime, valid = (np.asarray(x) for x in (windows.submit, windows.runtime, windows.valid))
+    return max((fifo_queue_peak(submit[i][valid[i]], runtime[i][valid[i]], num_cores) for i in range(len(submit))),
+               default=0)
+
+
+def check_queue_capacity(env: GridSite, windows, source: str) -> int:
+    """The FIFO peak queue of ``windows``; ``InputError`` naming ``source`` and the peak when it exceeds
+    the env's capacity."""
+    peak = windows_fifo_peak(windows, env.initial_pool)
+    if peak > env.queue_capacity:
+        raise InputError(f"{source}: up to {peak} jobs wait at once under FIFO (the peak queue), more than the "
+                         f"queue capacity {env.queue_capacity}; set the option queue_capacity >= {peak} "
+                         "(or auto)")
+    return peak
 
 _ENV_KEYS = ("num_cores", "num_candidates", "scan_width", "runtime_model", "estimate_window", "pool_sizes",
-             "initial_pool", "pool_change_interval", "time_scale", "candidates")
+             "initial_pool", "pool_change_interval", "time_scale", "candidates", "queue_capacity")
 _WORKLOAD_KEYS = ("load", "interactive_fraction", "burst_fraction", "burst_jobs", "burst_factor")
 _OTHER_KEYS = ("num_jobs", "exclude", "weight", "seed", "swf", "multi_core")
 
@@ -76,6 +107,7 @@ class GridVariant:
 
     def instances_from_swf(self, path, max_windows: int | None = None) -> tuple[EnvParams, dict]:
         windows, info = swf_windows(path, self.num_jobs, self.multi_core, self.env.num_vos, max_windows)
+        info["fifo_queue_peak"] = check_queue_capacity(self.env, windows, f"SWF trace {path}")
         return self.with_jobs(windows), info
 
     def heuristic(self, name: str):
@@ -111,18 +143,29 @@ class GridVariant:
         """``(final states, returns)`` ``[instances, rollouts]``: a ``scan`` of exactly ``num_jobs``
         decisions (one per job; a finished episode's steps change nothing), so no per-step select of
         the whole state. The observation is built inside the step from the state, so what the policy
-        does not read (FIFO reads nothing) is compiled away."""
+        does not read (FIFO reads nothing) is compiled away. A policy with ``initial_carry`` and
+        ``step(carry, key, obs) -> (action, carry)`` (:class:`jaxsched.algos.sarsa.RecurrentPolicy`)
+        carries its state through each episode, from ``initial_carry()`` at the episode's start."""
         env = self.env
+
+        recurrent = hasattr(policy, "initial_carry") and hasattr(policy, "step")  # e.g. the ESN with memory
 
         def episode(params, key):
             state = env.initial_state(params)
+            memory = policy.initial_carry() if recurrent else jnp.zeros(())  # fresh with each episode
 
             def step(carry, k):
-                state, total = carry
-                state, reward, _, _ = env.transition(state, policy(k, env.get_obs(state, params)), params)
-                return (state, total + reward), None
+                state, total, memory = carry
+                obs = env.get_obs(state, params)
+                if recurrent:
+                    action, memory = policy.step(memory, k, obs)
+                else:
+                    action = policy(k, obs)
+                state, reward, _, _ = env.transition(state, action, params)
+                return (state, total + reward, memory), None
 
-            (state, total), _ = jax.lax.scan(step, (state, jnp.float32(0.0)), jax.random.split(key, params.jobs.length))
+            (state, total, _), _ = jax.lax.scan(step, (state, jnp.float32(0.0), memory),
+                                                jax.random.split(key, params.jobs.length))
             return state, total
 
         @jax.jit
@@ -132,10 +175,23 @@ class GridVariant:
 
         return run(batched_params, key)
 
-    def evaluate(self, policies: dict, batched_params, key: jax.Array, num_rollouts: int = 1) -> dict:
-        """Per-job tables (:func:`jaxsched.envs.grid.metrics.job_table`)."""
-        return {name: job_table(self.run_episodes(policy, batched_params, key, num_rollouts)[0], self.exclude)
-                for name, policy in policies.items()}
+    def evaluate(self, policies: dict, batched_params, key: jax.Array, num_rollouts: int = 1,
+                 source: str | None = None) -> dict:
+        """Per-job tables (:func:`jaxsched.envs.grid.metrics.job_table`). A policy under which some
+        waiting job was ever beyond the queue capacity is an ``InputError`` naming ``source`` (the trace;
+        default: the variant's) and the peak queue."""
+        tables = {}
+        for name, policy in policies.items():
+            final = self.run_episodes(policy, batched_params, key, num_rollouts)[0]
+            hidden = np.asarray(final.hidden)
+            if hidden.any():
+                where = source or (f"SWF trace {self.swf}" if self.swf else f"synthetic {self.name} windows")
+                raise InputError(f"{where}: under {name}, up to {int(np.max(final.queue_peak))} jobs waited at once, "
+                                 f"more than the queue capacity {self.env.queue_capacity} ({int(np.sum(hidden > 0))} "
+                                 f"episode(s), {int(hidden.sum())} decisions with a job beyond it); set the option "
+                                 "queue_capacity higher")
+            tables[name] = job_table(final, self.exclude)
+        return tables
 
     def summarize(self, table: dict) -> dict:
         return summarize(table, self.env.vo_shares)
@@ -155,6 +211,21 @@ class GridVariant:
 def build(name: str, **overrides) -> GridVariant:
     """The variant ``name`` with ``overrides`` (default window drawn with ``seed``, default 0)."""
     config = variant_config(name, VARIANTS[name], overrides, _ENV_KEYS, _WORKLOAD_KEYS, _OTHER_KEYS)
+    capacity = config.pop("queue_capacity", "auto")
+    capacity = "auto" if capacity is None else capacity
+    if capacity != "auto" and (isinstance(capacity, bool) or not str(capacity).isdigit() or int(capacity) < 1):
+        raise ValueError(f"queue_capacity must be a positive integer or auto, got {capacity!r}")
+    swf_path = None if config.get("swf") is None else resolve_path(config["swf"])
+    num_jobs_ = int(config["num_jobs"])
+    if capacity == "auto" and (swf_path is None or not swf_path.exists()):
+        config["queue_capacity"] = max(1, min(num_jobs_, SYNTHETIC_QUEUE_CAPACITY))
+    elif capacity != "auto":
+        config["queue_capacity"] = int(capacity)
+    else:  # auto on a trace: from its own windows' FIFO peak
+        windows, _ = swf_windows(swf_path, num_jobs_, config.get("multi_core", "error"), len(PAPER_VO_SHARES))
+        cores = int(config.get("initial_pool", 81)) if config.get("pool_sizes") is not None else \
+            int(config.get("num_cores", 81))
+        config["queue_capacity"] = queue_capacity_for(windows_fifo_peak(windows, cores), num_jobs_)
     if config.get("pool_sizes") is not None:
         config["pool_sizes"] = tuple(config["pool_sizes"])
     env = GridSite(vo_shares=PAPER_VO_SHARES, **{k: config[k] for k in _ENV_KEYS if k in config})
@@ -170,6 +241,9 @@ def build(name: str, **overrides) -> GridVariant:
     swf = None if config.get("swf") is None else resolve_path(config["swf"])
     if swf is not None and not swf.exists():
         raise ValueError(f"SWF trace {swf} not found")
+    if swf is not None and capacity != "auto":
+        windows, _ = swf_windows(swf, num_jobs, config.get("multi_core", "error"), env.num_vos)
+        check_queue_capacity(env, windows, f"SWF trace {swf}")
     variant = GridVariant(name=name, env=env, workload=workload, params=EnvParams(weight=weight), num_jobs=num_jobs,
                           exclude=exclude, swf=None if swf is None else str(swf),
                           multi_core=config.get("multi_core", "error"))
