@@ -2,7 +2,8 @@
 SJF schedules checked job for job before anything is timed, the image really consumed; the compact
 state's Python SJF; VMAgent and jaxsched placing every VM alike under First-Fit.
 
-Needs ``../shared/reference`` (the reference simulators); skipped with a message where it is absent.
+The tests that run a reference simulator need ``../shared/reference`` and are skipped with a message
+where it is absent; the others (the missing reference's message among them) run everywhere.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from jaxsched.datasets import find
 from jaxsched.envs.vm.episodes import draw_starts
 from jaxsched.registry import build
 
-pytestmark = pytest.mark.skipif(not (DEFAULT_REFERENCE / "deeprm").is_dir(),
-                                reason=f"{DEFAULT_REFERENCE}/deeprm absent (the reference simulators)")
+needs_deeprm_reference = pytest.mark.skipif(not (DEFAULT_REFERENCE / "deeprm").is_dir(),
+                                            reason=f"{DEFAULT_REFERENCE}/deeprm absent (the reference simulators)")
 
 M, LOAD, BATCH = 5, 1.3, 4
 
@@ -35,6 +36,12 @@ def reference_and_params(seed: int = 0):
     return variant, reference, variant.reference_instances(seed, BATCH)
 
 
+def reference_params(seed: int = 0):
+    """The reference's jobsets (re-drawn by its numpy generator here: no reference simulator needed)."""
+    return build("deeprm", num_slots=M, load=LOAD).reference_instances(seed, BATCH)
+
+
+@needs_deeprm_reference
 def test_the_job_for_job_check_passes_on_the_same_jobsets_and_refuses_others():
     variant, reference, params = reference_and_params()
     decisions = bench.check_deeprm_schedules(reference, variant, params, 2)
@@ -44,6 +51,7 @@ def test_the_job_for_job_check_passes_on_the_same_jobsets_and_refuses_others():
         bench.check_deeprm_schedules(reference, variant, other, 2)
 
 
+@needs_deeprm_reference
 def test_the_python_sjf_reads_the_same_decisions_from_the_adapters_image():
     """The one-step-per-Python-call row's SJF, read from the flat image, plays episodes exactly as long
     as jaxsched's jitted SJF on the same jobsets (whose start times equal the reference's)."""
@@ -54,7 +62,7 @@ def test_the_python_sjf_reads_the_same_decisions_from_the_adapters_image():
 
 
 def test_the_image_is_consumed_and_the_blind_scan_reads_nothing():
-    _, _, params = reference_and_params()
+    params = reference_params()
     image = bench.ScanTimer(build("deeprm", num_slots=M, load=LOAD).env, params, 5)
     blind = bench.ScanTimer(build("deeprm", num_slots=M, load=LOAD, observation="none").env, params, 5)
     assert np.all(np.asarray(image.carry[2]) > 0)  # the image's cells summed every step
@@ -64,7 +72,7 @@ def test_the_image_is_consumed_and_the_blind_scan_reads_nothing():
 
 
 def test_the_ceiling_reads_the_image_every_step_and_moves_nothing_else():
-    _, _, params = reference_and_params()
+    params = reference_params()
     env = build("deeprm", num_slots=M, load=LOAD).env
     ceiling = bench.ScanTimer(env, params, 5, read_only=True)
     obs, state, seen = ceiling.carry
@@ -75,6 +83,7 @@ def test_the_ceiling_reads_the_image_every_step_and_moves_nothing_else():
     assert np.array_equal(np.asarray(obs.features), np.asarray(rendered))
 
 
+@needs_deeprm_reference
 @pytest.mark.slow
 def test_quick_bench_writes_every_row_and_image_and_blind_figures_differ(tmp_path, capsys):
     out = tmp_path / "bench_env.json"

@@ -73,52 +73,101 @@ def test_moving_average_skips_nan():
     assert moving_average(np.array([1.0, np.nan, 3.0, 5.0]), 2).tolist() == [1.0, 1.0, 3.0, 4.0]
 
 
-@pytest.fixture(scope="module")
-def curve_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("curve") / "run"
-    train(tiny(iterations=4), out, log=lambda *_: None)
+# The full-size run (2 seeds, 4 iterations, a chunk of 2) is slow; its small counterpart (1 seed, 2
+# iterations, a chunk of 1, so that a resume can start at iteration 1) runs by default, with the same checks.
+FULL = dict(iterations=4)
+SMALL = dict(iterations=2, chunk=1, checkpoint_every=1, eval_every=1, eval_jobsets=2, seeds=[0], baselines=["sjf"])
+
+
+def run_curve(out, sizes: dict):
+    train(tiny(**sizes), out, log=lambda *_: None)
     return out
 
 
-@pytest.mark.slow  # a tiny training run: about 40-100 s on 2 busy cores
-def test_rows_at_every_eval_iteration(curve_run):
-    rows = read_rows(curve_run / "eval_curve.csv")
+@pytest.fixture(scope="module")
+def curve_run(tmp_path_factory):
+    return run_curve(tmp_path_factory.mktemp("curve") / "run", FULL)
+
+
+@pytest.fixture(scope="module")
+def small_curve_run(tmp_path_factory):
+    return run_curve(tmp_path_factory.mktemp("small_curve") / "run", SMALL)
+
+
+def check_rows(run, sizes):
+    config = tiny(**sizes)
+    rows = read_rows(run / "eval_curve.csv")
+    evaluated = range(0, config.iterations + 1, config.eval_every)
     assert [(r["iteration"], r["seed"], r["policy"]) for r in rows] == [
-        ("0", "", "sjf"), ("0", "", "random"),
-        *[(str(i), str(s), "sampled") for i in (0, 2, 4) for s in (0, 1)]]
+        *[("0", "", b) for b in config.baselines],
+        *[(str(i), str(s), "sampled") for i in evaluated for s in config.seeds]]
     assert {"mean_slowdown", "finished_jobs", "dropped_jobs", "mean_return"} <= set(rows[0])
     assert all(int(r["finished_jobs"]) > 0 for r in rows)
 
 
-@pytest.mark.slow  # a tiny training run: about 40-100 s on 2 busy cores
-def test_matches_the_final_evaluation(curve_run):
+def check_matches_the_final_evaluation(run, sizes):
     """Same instances and key as eval.json: the baselines' and the last sampled policies' slowdowns
     agree (float32 inside jit against float64 tables)."""
-    rows = read_rows(curve_run / "eval_curve.csv")
-    policies = json.loads((curve_run / "eval.json").read_text())["policies"]
-    expected = {"sjf": policies["sjf"], "random": policies["random"],
-                "4-0": policies["trained-s0-sampled"], "4-1": policies["trained-s1-sampled"]}
+    config = tiny(**sizes)
+    rows = read_rows(run / "eval_curve.csv")
+    policies = json.loads((run / "eval.json").read_text())["policies"]
+    expected = {**{b: policies[b] for b in config.baselines},
+                **{f"{config.iterations}-{s}": policies[f"trained-s{s}-sampled"] for s in config.seeds}}
+    compared = set()
     for r in rows:
         name = r["policy"] if r["policy"] != "sampled" else f"{r['iteration']}-{r['seed']}"
         if name in expected:
             assert float(r["mean_slowdown"]) == pytest.approx(expected[name]["mean_slowdown"], rel=1e-5)
             assert int(r["finished_jobs"]) == expected[name]["finished"]
+            compared.add(name)
+    assert compared == set(expected)  # every baseline and every seed's last row was compared
+
+
+def check_resume_continues_the_curve(run, sizes, out):
+    """Trained to a checkpoint before the end, evaluated past it, then killed: the resumed curve is
+    the uninterrupted one."""
+    config = tiny(**sizes)
+    run_curve(out, {**sizes, "iterations": config.checkpoint_every})
+    with open(out / "eval_curve.csv", "a", newline="") as f:  # evaluated past the checkpoint, then killed
+        f.write(f"{config.checkpoint_every + 1},0,sampled" + ",0" * (len(read_rows(out / "eval_curve.csv")[0]) - 3)
+                + "\n")
+    assert main(["--resume", str(out), f"iterations={config.iterations}"]) == 0
+    assert read_rows(out / "eval_curve.csv") == read_rows(run / "eval_curve.csv")
+
+
+def check_learning_curve_png(run):
+    png = run / "learning_curve.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+
+
+@pytest.mark.slow  # a tiny training run: about 40-100 s on 2 busy cores
+def test_rows_at_every_eval_iteration(curve_run):
+    check_rows(curve_run, FULL)
+
+
+@pytest.mark.slow  # a tiny training run: about 40-100 s on 2 busy cores
+def test_matches_the_final_evaluation(curve_run):
+    check_matches_the_final_evaluation(curve_run, FULL)
 
 
 @pytest.mark.slow  # a tiny training run: about 40-100 s on 2 busy cores
 def test_resume_continues_the_curve(curve_run, tmp_path):
-    out = tmp_path / "run"
-    train(tiny(iterations=2), out, log=lambda *_: None)
-    with open(out / "eval_curve.csv", "a", newline="") as f:  # evaluated past the checkpoint, then killed
-        f.write("3,0,sampled" + ",0" * (len(read_rows(out / "eval_curve.csv")[0]) - 3) + "\n")
-    assert main(["--resume", str(out), "iterations=4"]) == 0
-    assert read_rows(out / "eval_curve.csv") == read_rows(curve_run / "eval_curve.csv")
+    check_resume_continues_the_curve(curve_run, FULL, tmp_path / "run")
 
 
 @pytest.mark.slow  # a tiny training run: about 40-100 s on 2 busy cores
 def test_learning_curve_png(curve_run):
-    png = curve_run / "learning_curve.png"
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+    check_learning_curve_png(curve_run)
+
+
+def test_small_run_rows_match_the_final_evaluation_and_draw_the_curve(small_curve_run):
+    check_rows(small_curve_run, SMALL)
+    check_matches_the_final_evaluation(small_curve_run, SMALL)
+    check_learning_curve_png(small_curve_run)
+
+
+def test_small_run_resume_continues_the_curve(small_curve_run, tmp_path):
+    check_resume_continues_the_curve(small_curve_run, SMALL, tmp_path / "run")
 
 
 @pytest.mark.parametrize("values, message", [

@@ -106,6 +106,19 @@ def test_gymnax_to_gym_wrapper_runs(name):
     check_gym_wrapper(*small_env(name))
 
 
+# the kinds of registered env that SMALL leaves out, small: the compact (BRACIS) observation and the
+# elastic grid site (every registered env, full size: the slow test below)
+OTHER_KINDS = {"bracis-1": dict(simu_len=10, num_slots=4, horizon=6),
+               "grid-elastic": dict(num_jobs=40, exclude=0, pool_sizes=(2, 3, 4), initial_pool=3)}
+
+
+@pytest.mark.parametrize("name", OTHER_KINDS)
+def test_gymnax_wrappers_run_on_the_other_kinds_of_env(name):
+    env, params = jaxsched.make_gymnax(name, **OTHER_KINDS[name])
+    check_scanned(env, params, *run_wrapped(env, params))
+    check_gym_wrapper(env, params)
+
+
 @pytest.mark.parametrize("name,overrides", EVERY)
 def test_gymnax_wrappers_run_on_every_registered_env(name, overrides):
     env, params = jaxsched.make_gymnax(name, **overrides)

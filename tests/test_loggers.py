@@ -59,10 +59,13 @@ def test_run_log_writes_csv_and_scalars(tmp_path):
     assert read_rows(tmp_path / "eval_curve.csv")[0]["policy"] == "sjf"
 
 
-@pytest.mark.slow
-def test_event_file_holds_the_csv_scalars(tmp_path):
-    out = tmp_path / "run"
-    train(build_config(TrainConfig, TINY), out, log=lambda *_: None)
+# The default run is one seed, evaluated every iteration (tests/test_eval_curve.py's small run, with the
+# same programs: XLA's compilation cache shares them); the slow one two seeds, evaluated every other.
+SMALL = dict(seeds=[0], checkpoint_every=1, eval_every=1)
+
+
+def check_event_file(out, config: dict):
+    train(build_config(TrainConfig, config), out, log=lambda *_: None)
     scalars = read_scalars(out / "tensorboard")
     expected = {}
     for r in read_rows(out / "metrics.csv"):
@@ -71,10 +74,21 @@ def test_event_file_holds_the_csv_scalars(tmp_path):
     for r in read_rows(out / "eval_curve.csv"):
         who = f"seed{r['seed']}" if r["seed"] else r["policy"]
         expected[(f"held_out/mean_slowdown/{who}", int(r["iteration"]))] = float(r["mean_slowdown"])
-    assert len(expected) == 4 * 2 * 2 + 5  # 2 iterations x 2 seeds; sjf and the seeds at 0 and 2
+    seeds, iterations = len(config["seeds"]), config["iterations"]
+    evaluations = iterations // config["eval_every"] + 1  # iteration 0 included
+    assert len(expected) == 4 * iterations * seeds + len(config["baselines"]) + evaluations * seeds
     for key, value in expected.items():
         assert scalars[key] == pytest.approx(value, rel=1e-6), key  # float32 in the event file
     assert ("train/steps_per_s/seed0", 1) not in scalars  # timings are not scalars of the run
+
+
+@pytest.mark.slow
+def test_event_file_holds_the_csv_scalars(tmp_path):
+    check_event_file(tmp_path / "run", TINY)  # 4 x 2 iterations x 2 seeds; sjf and the seeds at 0 and 2
+
+
+def test_event_file_holds_the_csv_scalars_of_a_small_run(tmp_path):
+    check_event_file(tmp_path / "run", {**TINY, **SMALL})  # 4 x 2 iterations; sjf and the seed at 0, 1, 2
 
 
 def test_missing_tensorboardx_is_a_config_error(monkeypatch):

@@ -163,20 +163,43 @@ TINY_RUN = dict(
 )
 
 
-def test_train_cli_runs_ppo(tmp_path):
-    out = tmp_path / "run"
-    train(build_config(TrainConfig, {**TINY_RUN, "iterations": 2, "seeds": [0]}), out, log=lambda *_: None)
+# one seed, two iterations of one chunk each (checkpointed after each): the run of the default resume test
+SMALL_RUN = {**TINY_RUN, "iterations": 2, "chunk": 1, "checkpoint_every": 1, "seeds": [0]}
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ppo") / "run"
+    train(build_config(TrainConfig, SMALL_RUN), out, log=lambda *_: None)
+    return out
+
+
+def test_train_cli_runs_ppo(small_run):
+    out = small_run
     evaluation = json.loads((out / "eval.json").read_text())["policies"]
     assert {"sjf", "trained-s0", "trained-s0-sampled"} <= set(evaluation)
     lines = (out / "metrics.csv").read_text().splitlines()
     assert len(lines) == 1 + 2 and "clip_fraction" in lines[0]
 
 
-@pytest.mark.slow
-def test_train_cli_resumed_ppo_matches_uninterrupted(tmp_path):
-    out, resumed = tmp_path / "run", tmp_path / "resumed"
-    train(build_config(TrainConfig, TINY_RUN), out, log=lambda *_: None)
-    train(build_config(TrainConfig, {**TINY_RUN, "iterations": 2}), resumed, log=lambda *_: None)
-    assert main(["--resume", str(resumed), "iterations=4"]) == 0
+def check_resume_matches_uninterrupted(out, resumed, config: dict, stop: int):
+    """Trained to ``stop``, then resumed to the end: the metrics (timings aside) and the evaluation are
+    those of the uninterrupted run in ``out``."""
+    train(build_config(TrainConfig, {**config, "iterations": stop}), resumed, log=lambda *_: None)
+    assert main(["--resume", str(resumed), f"iterations={config['iterations']}"]) == 0
     strip = lambda text: [line.rsplit(",", 2)[0] for line in text.splitlines()]  # drop the timing columns
     assert strip((resumed / "metrics.csv").read_text()) == strip((out / "metrics.csv").read_text())
+    assert len(strip((out / "metrics.csv").read_text())) == 1 + config["iterations"] * len(config["seeds"])
+    evaluation = lambda run: json.loads((run / "eval.json").read_text())["policies"]
+    assert evaluation(resumed) == evaluation(out)
+
+
+@pytest.mark.slow
+def test_train_cli_resumed_ppo_matches_uninterrupted(tmp_path):
+    train(build_config(TrainConfig, TINY_RUN), tmp_path / "run", log=lambda *_: None)
+    check_resume_matches_uninterrupted(tmp_path / "run", tmp_path / "resumed", TINY_RUN, stop=2)
+
+
+def test_train_cli_resumed_ppo_matches_uninterrupted_small(small_run, tmp_path):
+    """The small run (one seed, a chunk of one iteration), stopped after its first iteration and resumed."""
+    check_resume_matches_uninterrupted(small_run, tmp_path / "resumed", SMALL_RUN, stop=1)

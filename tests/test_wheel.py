@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.slow
 
 
 def _have_build_tools() -> bool:
@@ -55,6 +54,21 @@ def wheel(tmp_path_factory) -> Path:
     return built
 
 
+def test_the_build_config_ships_py_typed_and_baselines_as_a_subpackage():
+    """What the slow wheel tests find in the built wheel, read from the build config (no build): every
+    package folder is listed (tests/test_layout.py::test_installed_packages_cover_the_tree), py.typed is
+    package data and exists, and baselines/ installs as jaxsched.baselines, never as a top-level package."""
+    import tomllib
+
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert "py.typed" in setuptools["package-data"]["jaxsched"] and (ROOT / "jaxsched" / "py.typed").is_file()
+    assert setuptools["package-dir"] == {"jaxsched.baselines": "baselines"}
+    assert "jaxsched.baselines" in setuptools["packages"]
+    assert all(name == "jaxsched" or name.startswith("jaxsched.") for name in setuptools["packages"])
+    assert (ROOT / "baselines" / "__init__.py").is_file()
+
+
+@pytest.mark.slow
 def test_the_wheel_holds_every_subpackage_and_py_typed(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = {f"jaxsched/{p.relative_to(ROOT / 'jaxsched').as_posix()}"
@@ -65,6 +79,7 @@ def test_the_wheel_holds_every_subpackage_and_py_typed(wheel):
     assert not any(n.startswith("baselines/") for n in names)  # installs as jaxsched.baselines only
 
 
+@pytest.mark.slow
 def test_an_installed_wheel_runs_a_documented_command_from_outside_the_checkout(wheel, tmp_path):
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", "--without-pip", venv], cwd=tmp_path)
