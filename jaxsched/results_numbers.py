@@ -28,7 +28,6 @@ import numpy as np
 from jaxsched.core import stats
 
 BOOTSTRAP_REPS = 2000  # the sweep report's resamples (jaxsched.sweep.BOOTSTRAP_REPS)
-MIN_SEEDS_FOR_CI = 5  # below this a seed interval is the range, and is written as one
 
 
 class NumberError(ValueError):
@@ -143,14 +142,10 @@ def column(root: Path, file: str, name: str, where: dict | None = None) -> np.nd
     return np.array([float(r[name]) for r in rows])
 
 
-def seed_interval(values) -> tuple[float, float, bool]:
-    """``(low, high, is_ci)``: the IQM's 95% stratified-bootstrap CI over >= 5 seeds (as the sweep report
-    computes it), else the seeds' range, which a text must call a range."""
-    values = np.asarray(values, float)
-    if values.size >= MIN_SEEDS_FOR_CI:
-        s = stats.summarize_over_seeds(values, reps=BOOTSTRAP_REPS)
-        return s["ci_low"], s["ci_high"], True
-    return float(values.min()), float(values.max()), False
+def seed_interval(values) -> stats.SeedInterval:
+    """The seeds' interval of the IQM as the sweep report computes it: the 95% stratified-bootstrap CI from
+    :data:`stats.MIN_SEEDS_FOR_CI` seeds, else the range, which its text calls a range."""
+    return stats.seed_interval(np.asarray(values, float), stats.iqm, reps=BOOTSTRAP_REPS)
 
 
 _STATS: dict[str, Callable[[np.ndarray], float]] = {
@@ -176,12 +171,8 @@ def seeds(file: str, name: str, stat: str = "iqm", fmt: str = ".3f", **where) ->
 
 def interval(file: str, name: str, fmt: str = ".3f", **where) -> Number:
     """The seeds' interval of ``name``'s IQM: ``[low, high]`` (the 95% CI) over >= 5 seeds, written
-    ``range [low, high]`` under 5, so that no text calls three seeds' extremes a confidence interval."""
-    def read(root: Path) -> str:
-        low, high, is_ci = seed_interval(column(root, file, name, where))
-        text = f"[{_formatted(low, fmt)}, {_formatted(high, fmt)}]"
-        return text if is_ci else f"range {text}"
-    return Number(file, read)
+    ``[range low, high]`` under 5, so that no text calls three seeds' extremes a confidence interval."""
+    return Number(file, lambda root: seed_interval(column(root, file, name, where)).text(fmt))
 
 
 def finished(file: str, prefix: str = "final_sampled_", **where) -> Number:
@@ -224,6 +215,17 @@ def sweep(name: str, metric: str = "mean_slowdown", policy: str = "sampled", sta
     return seeds(file, prefix + metric, stat, fmt, **where)
 
 
+def sweep_summary(name: str, cell: str = "") -> dict[str, Number]:
+    """The usual fields of a one-cell sweep headline: ``seeds``, the sampled ``iqm`` and its interval ``ci``,
+    SJF's and Packer's levels and the seeds beating each (``beat_sjf``, ``beat_packer``)."""
+    return {"seeds": sweep(name, stat="count", cell=cell), "iqm": sweep(name, cell=cell),
+            "ci": sweep(name, stat="interval", cell=cell),
+            "sjf": sweep(name, policy="sjf", stat="value", cell=cell),
+            "packer": sweep(name, policy="packer", stat="value", cell=cell),
+            "beat_packer": sweep(name, stat="beating", than="packer", cell=cell),
+            "beat_sjf": sweep(name, stat="beating", cell=cell)}
+
+
 # ---- templates -------------------------------------------------------------------------------------------
 
 _FIELD = re.compile(r"\{(\w+)\}")
@@ -254,15 +256,14 @@ def typed_decimals(template: str) -> list[str]:
 
 def parse(template: str, text: str) -> dict[str, str] | None:
     """The field texts a rendered ``text`` holds (None when its literal words differ from the template's)."""
-    pattern, position = "", 0
+    pattern, position, seen = "", 0, set()
     for match in _FIELD.finditer(template):
-        pattern += re.escape(template[position:match.start()]) + f"(?P<{match.group(1)}>.+?)"
-        position = match.end()
+        name = match.group(1)
+        group = f"(?P={name})" if name in seen else f"(?P<{name}>.+?)"  # a field used twice reads the same
+        pattern += re.escape(template[position:match.start()]) + group
+        position, seen = match.end(), seen | {name}
     pattern += re.escape(template[position:])
-    try:
-        found = re.fullmatch(pattern, text, re.S)
-    except re.error:  # a field used twice: compare the whole text instead
-        return None
+    found = re.fullmatch(pattern, text, re.S)
     return found.groupdict() if found else None
 
 
@@ -285,7 +286,11 @@ def compare(where: str, template: str, numbers: dict[str, Number], text: str, ro
     """Every field of ``template`` whose number in ``text`` differs from the one read under ``root``."""
     found = parse(template, text)
     if found is None:
-        return [Mismatch(where, "(whole text)", "registry template", text, render(template, numbers, root))]
+        try:
+            rendered = render(template, numbers, root)
+        except NumberError as error:
+            rendered = f"unreadable: {error}"
+        return [Mismatch(where, "(whole text)", "registry template", text, rendered)]
     wrong = []
     for field, written in found.items():
         number = numbers[field]
@@ -299,8 +304,8 @@ def compare(where: str, template: str, numbers: dict[str, Number], text: str, ro
     return wrong
 
 
-# a quoted value: an interval ("[1.2, 1.3]", "range [1.2, 1.3]"), a count ("466/466") or a number ("2.625",
+# a quoted value: an interval ("[1.2, 1.3]", "[range 1.2, 1.3]"), a count ("466/466") or a number ("2.625",
 # "-19%", "45x", "1,843")
-VALUE = r"(?:range )?\[[^\]\[]*\]|\d+/\d+|[-+]?\d[\d,]*(?:\.\d+)?(?:x|%)?"
+VALUE = r"\[[^\]\[]*\]|\d+/\d+|[-+]?\d[\d,]*(?:\.\d+)?(?:x|%)?"
 MARKER = re.compile(rf"(?P<value>{VALUE})<!--n:(?P<item>[\w.\-]+?)\.(?P<field>\w+)-->")
 HEADLINE = re.compile(r"<!--h:(?P<item>[\w.\-]+)-->(?P<text>.*?)<!--/h-->", re.S)

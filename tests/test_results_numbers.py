@@ -78,17 +78,18 @@ def test_a_marked_headline_is_checked_field_by_field():
 
 def test_under_five_seeds_an_interval_is_called_a_range():
     three, five = [2.0, 2.5, 3.0], [2.0, 2.1, 2.5, 2.9, 3.0]
-    low, high, is_ci = numbers.seed_interval(three)
-    assert (low, high, is_ci) == (2.0, 3.0, False)
-    low, high, is_ci = numbers.seed_interval(five)
+    assert numbers.seed_interval(three).text(".1f") == "[range 2.0, 3.0]"
+    interval = numbers.seed_interval(five)
     summary = stats.summarize_over_seeds(np.array(five), reps=numbers.BOOTSTRAP_REPS)
-    assert is_ci and (low, high) == (summary["ci_low"], summary["ci_high"])
+    assert interval.is_ci and (interval.low, interval.high) == (summary["ci_low"], summary["ci_high"])
 
 
 def test_parse_reads_back_what_render_wrote():
     template = "SJF {a} vs {b} ({c}%)"
     assert numbers.parse(template, "SJF 1.5 vs [1, 2] (-19%)") == {"a": "1.5", "b": "[1, 2]", "c": "-19"}
     assert numbers.parse(template, "Packer 1.5 vs [1, 2] (-19%)") is None
+    assert numbers.parse("{a} and {a} again", "3 and 3 again") == {"a": "3"}
+    assert numbers.parse("{a} and {a} again", "3 and 4 again") is None
 
 
 def test_converted_headlines_type_no_measured_decimal():
