@@ -934,10 +934,7 @@ ITEMS: list[Item] = [
         wall_s=1536,
         headline="{seeds} seeds, sampled IQM {iqm} {ci} vs SJF {sjf}, {beating} seeds beat SJF with every job "
                  "finished (the MLP, 300 iterations: {mlp}, none)",
-        numbers={"seeds": sweep("sweep_deeprm_slots_load0.7", stat="count"),
-                 "iqm": sweep("sweep_deeprm_slots_load0.7"),
-                 "ci": sweep("sweep_deeprm_slots_load0.7", stat="interval"),
-                 "sjf": sweep("sweep_deeprm_slots_load0.7", policy="sjf", stat="value"),
+        numbers={**sweep_summary("sweep_deeprm_slots_load0.7"),
                  "beating": sweep("sweep_deeprm_slots_load0.7", stat="beating"),
                  "mlp": sweep("sweep_deeprm_bc_load0.7")},
     ),
@@ -949,10 +946,7 @@ ITEMS: list[Item] = [
         wall_s=1364,
         headline="no BC, same lr 1e-4, {seeds} seeds: sampled IQM {iqm} {ci} vs SJF {sjf} (with BC: {bc}): "
                  "at this budget behaviour cloning is what beats SJF",
-        numbers={"seeds": sweep("sweep_deeprm_slots_nobc_load0.7", stat="count"),
-                 "iqm": sweep("sweep_deeprm_slots_nobc_load0.7"),
-                 "ci": sweep("sweep_deeprm_slots_nobc_load0.7", stat="interval"),
-                 "sjf": sweep("sweep_deeprm_slots_nobc_load0.7", policy="sjf", stat="value"),
+        numbers={**sweep_summary("sweep_deeprm_slots_nobc_load0.7"),
                  "bc": sweep("sweep_deeprm_slots_load0.7"),
                  "beating": sweep("sweep_deeprm_slots_nobc_load0.7", stat="beating")},
     ),
@@ -965,10 +959,7 @@ ITEMS: list[Item] = [
         wall_s=1248,
         headline="{seeds} seeds, sampled IQM {iqm} {ci} vs SJF {sjf}, {beating} seeds beat SJF with every job "
                  "finished",
-        numbers={"seeds": sweep("sweep_deeprm_slots_load1.1", stat="count"),
-                 "iqm": sweep("sweep_deeprm_slots_load1.1"),
-                 "ci": sweep("sweep_deeprm_slots_load1.1", stat="interval"),
-                 "sjf": sweep("sweep_deeprm_slots_load1.1", policy="sjf", stat="value"),
+        numbers={**sweep_summary("sweep_deeprm_slots_load1.1"),
                  "beating": sweep("sweep_deeprm_slots_load1.1", stat="beating")},
     ),
     Item(
@@ -1321,10 +1312,7 @@ ITEMS: list[Item] = [
         wall_s=2923,
         headline="{seeds} seeds, sampled IQM {iqm} {ci} vs SJF {sjf}, {beating} seeds beat SJF with every job "
                  "finished (clone {clone} up to SJF's ties)",
-        numbers={"seeds": sweep("deeprm_off", stat="count"),
-                 "iqm": sweep("deeprm_off"),
-                 "ci": sweep("deeprm_off", stat="interval"),
-                 "sjf": sweep("deeprm_off", policy="sjf", stat="value"),
+        numbers={**sweep_summary("deeprm_off"),
                  "beating": sweep("deeprm_off", stat="beating"),
                  "clone": computed("deeprm_off/cells/cell000/behaviour_cloning.json",  # mean over seeds
                                    lambda root: float(np.mean([s["best_val_acc_ties"] for s in json_value(
@@ -1766,10 +1754,7 @@ ITEMS: list[Item] = [
         "algo_options.separate_critic=true", 1470,
         "3M decisions x {seeds} seeds: sampled IQM {iqm} {ci} vs SJF {sjf}, Packer {packer}: {beat_sjf} seeds beat SJF "
         "with every job finished (the shared trunk: {shared} {shared_ci}; {shared_beat})",
-        numbers={"seeds": sweep("sweep_mdp_sparse_reduced_3m_separate_critic", stat="count"),
-                 "iqm": sweep("sweep_mdp_sparse_reduced_3m_separate_critic"),
-                 "ci": sweep("sweep_mdp_sparse_reduced_3m_separate_critic", stat="interval"),
-                 "sjf": sweep("sweep_mdp_sparse_reduced_3m_separate_critic", policy="sjf", stat="value"),
+        numbers={**sweep_summary("sweep_mdp_sparse_reduced_3m_separate_critic"),
                  "packer": sweep("sweep_mdp_sparse_reduced_3m_separate_critic", policy="packer", stat="value"),
                  "beat_sjf": sweep("sweep_mdp_sparse_reduced_3m_separate_critic", stat="beating"),
                  "shared": sweep("sweep_mdp_sparse_reduced_3m"),
