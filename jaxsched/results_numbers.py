@@ -215,15 +215,15 @@ def sweep(name: str, metric: str = "mean_slowdown", policy: str = "sampled", sta
     return seeds(file, prefix + metric, stat, fmt, **where)
 
 
-def sweep_summary(name: str, cell: str = "") -> dict[str, Number]:
+def sweep_summary(name: str, cell: str = "", baselines: tuple[str, ...] = ("sjf", "packer")) -> dict[str, Number]:
     """The usual fields of a one-cell sweep headline: ``seeds``, the sampled ``iqm`` and its interval ``ci``,
-    SJF's and Packer's levels and the seeds beating each (``beat_sjf``, ``beat_packer``)."""
-    return {"seeds": sweep(name, stat="count", cell=cell), "iqm": sweep(name, cell=cell),
-            "ci": sweep(name, stat="interval", cell=cell),
-            "sjf": sweep(name, policy="sjf", stat="value", cell=cell),
-            "packer": sweep(name, policy="packer", stat="value", cell=cell),
-            "beat_packer": sweep(name, stat="beating", than="packer", cell=cell),
-            "beat_sjf": sweep(name, stat="beating", cell=cell)}
+    and per baseline its level (``sjf``) and the seeds beating it (``beat_sjf``)."""
+    fields = {"seeds": sweep(name, stat="count", cell=cell), "iqm": sweep(name, cell=cell),
+              "ci": sweep(name, stat="interval", cell=cell)}
+    for baseline in baselines:
+        fields[baseline] = sweep(name, policy=baseline, stat="value", cell=cell)
+        fields[f"beat_{baseline}"] = sweep(name, stat="beating", than=baseline, cell=cell)
+    return fields
 
 
 # ---- templates -------------------------------------------------------------------------------------------

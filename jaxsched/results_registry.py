@@ -1312,7 +1312,7 @@ ITEMS: list[Item] = [
         wall_s=2923,
         headline="{seeds} seeds, sampled IQM {iqm} {ci} vs SJF {sjf}, {beating} seeds beat SJF with every job "
                  "finished (clone {clone} up to SJF's ties)",
-        numbers={**sweep_summary("deeprm_off"),
+        numbers={**sweep_summary("deeprm_off", baselines=("sjf",)),
                  "beating": sweep("deeprm_off", stat="beating"),
                  "clone": computed("deeprm_off/cells/cell000/behaviour_cloning.json",  # mean over seeds
                                    lambda root: float(np.mean([s["best_val_acc_ties"] for s in json_value(
