@@ -1,5 +1,5 @@
 """First-Fit, Best-Fit, a PM-level Best-Fit and a room-keeping fit for
-:class:`jaxsched.envs.vm.env.VmPlacement` (``../shared/spec/vm.md``), and top-k candidate masks from any
+:class:`jaxsched.envs.vm.env.VmPlacement` (``docs/semantics/vm.md``), and top-k candidate masks from any
 heuristic score.
 
 ``pm_best_fit`` stands in for the CVD-RL paper's unpublished in-house scheduler ("a Best-Fit

@@ -4,8 +4,9 @@
     python -m jaxsched.reproduce ID [ID ...] | all      run them into --out (default results/)
         [--quick]          a tiny form of every command (into runs/reproduce_quick/ unless --out)
         [--out DIR] [--scratch DIR] [--force] [--dry-run]
-    python -m jaxsched.reproduce --write-readme         regenerate results/README.md's index section and
-                                                        every quoted number of it and of README.md
+    python -m jaxsched.reproduce --write-readme         regenerate results/README.md's index section, the docs'
+                                                        results index and every quoted number of README.md,
+                                                        results/README.md and the docs pages (docs/**/*.md)
     python -m jaxsched.reproduce --check-readme         exit 1 when a text and the files it cites disagree
 
 The items, their commands and outputs live in :mod:`jaxsched.results_registry`. An item whose outputs
@@ -35,6 +36,8 @@ from jaxsched.results_registry import BY_ID, ITEMS, Item
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "results" / "README.md"
 FRONT_README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+DOCS_INDEX = DOCS / "results" / "index.md"  # generated from the registry (docs_results_index)
 BEGIN = "<!-- reproduce:begin -->"
 END = "<!-- reproduce:end -->"
 RESULTS, QUICK_OUT, SCRATCH = Path("results"), Path("runs/reproduce_quick"), Path("runs/reproduce_scratch")
@@ -265,23 +268,77 @@ def with_numbers(text: str, root: Path) -> str:
         text)
 
 
+def marked_texts() -> list[Path]:
+    """The texts whose quoted numbers are checked: results/README.md, README.md and every docs page."""
+    return [README, FRONT_README, *sorted(DOCS.rglob("*.md"))]
+
+
+# the docs' results index groups the items by the family their id names ("sweep_" set aside)
+FAMILY_PAGES = (("deeprm", "DeepRM, DeepRM2 and DeepRM_Off", "deeprm.md"), ("mdp", "MDP design", "mdp-design.md"),
+                ("vm", "VM placement", "vm.md"), ("grid", "Grid supervision", "grid.md"), ("bench", "Speed", "speed.md"))
+
+
+def item_family(item: Item) -> str:
+    """The docs family of ``item``: the first of :data:`FAMILY_PAGES` its id (without ``sweep_``) starts with."""
+    name = item.id.removeprefix("sweep_")
+    for family, _, _ in FAMILY_PAGES:
+        if name.startswith(family):
+            return family
+    return "other"
+
+
+def _md_cell(text: str) -> str:
+    """``text`` safe in a Markdown table cell rendered by MkDocs (no table breaks, emphasis or HTML)."""
+    return text.replace("|", "\\|").replace("*", "\\*").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def docs_results_index(root: Path | None = None) -> str:
+    """docs/results/index.md: every registry item, grouped by family, with what it reproduces, its headline
+    read from the files under ``root`` and the command that remakes it."""
+    lines = ["# Results index", "", "<!-- generated from jaxsched/results_registry.py by python -m jaxsched.reproduce "
+             "--write-readme; edit the registry, not this page -->", "",
+             f"{len(ITEMS)} items. Each headline is computed from the committed files under `results/`; "
+             "`python -m jaxsched.reproduce ID` remakes an item (`--list` gives the configs and wall-clock of each, "
+             "`--quick` a tiny form of its commands into `runs/reproduce_quick/`). Wall-clock on the project's "
+             "2-core CPU (~ = estimate)."]
+    groups = [*FAMILY_PAGES, ("other", "Other", "")]
+    for family, title, page in groups:
+        members = [i for i in ITEMS if item_family(i) == family]
+        if not members:
+            continue
+        notes = f" (notes: [{title}]({page}))" if page else ""
+        lines += ["", f"## {title}{notes}", "", "| id | reproduces | headline | wall-clock | command |",
+                  "|---|---|---|---|---|"]
+        lines += [f"| `{i.id}` | {_md_cell(i.paper)} | {_md_cell(headline(i, root))} | {format_wall(i)} | "
+                  f"`python -m jaxsched.reproduce {i.id}` |" for i in members]
+    return "\n".join(lines) + "\n"
+
+
 def check_texts(root: Path | None = None) -> list[str]:
-    """Every way results/README.md and README.md disagree with the registry and the files they cite."""
+    """Every way README.md, results/README.md and the docs pages disagree with the registry and the files they
+    cite (a generated index out of date included)."""
     root = root or README.parent
     problems: list[str] = []
-    for path in (README, FRONT_README):
+    for path in marked_texts():
         text = path.read_text()
         problems += [str(m) for m in text_mismatches(text, path.relative_to(ROOT).as_posix(), root)]
     section = current_section(README.read_text())
     if not problems and section != readme_section(root):
         problems.append(f"{README.relative_to(ROOT)}: index section out of date (words or commands; --write-readme)")
+    if not problems and (not DOCS_INDEX.exists() or DOCS_INDEX.read_text() != docs_results_index(root)):
+        problems.append(f"{DOCS_INDEX.relative_to(ROOT)}: out of date with the registry (--write-readme)")
     return problems
 
 
 def write_texts(root: Path | None = None) -> None:
     root = root or README.parent
     README.write_text(with_numbers(readme_with_section(README.read_text(), root), root))
-    FRONT_README.write_text(with_numbers(FRONT_README.read_text(), root))
+    DOCS_INDEX.write_text(docs_results_index(root))
+    for path in marked_texts()[1:]:
+        text = path.read_text()
+        written = with_numbers(text, root)
+        if written != text:
+            path.write_text(written)
 
 
 def main(argv=None) -> int:
@@ -294,8 +351,8 @@ def main(argv=None) -> int:
                         help="intermediate runs (default runs/reproduce_scratch/, with --quick OUT/scratch/)")
     parser.add_argument("--force", action="store_true", help="remake items whose outputs exist")
     parser.add_argument("--dry-run", action="store_true", help="print the commands only")
-    parser.add_argument("--write-readme", action="store_true", help="regenerate results/README.md's index section")
-    parser.add_argument("--check-readme", action="store_true", help="exit 1 if that section is out of date")
+    parser.add_argument("--write-readme", action="store_true", help="regenerate the results indexes and every quoted number")
+    parser.add_argument("--check-readme", action="store_true", help="exit 1 if a text or an index disagrees with its files")
     args = parser.parse_args(argv)
     if args.list:
         print(list_items())
@@ -309,13 +366,14 @@ def main(argv=None) -> int:
             problems = check_texts()
             for problem in problems:
                 print(problem)
-            print(f"{README} and {FRONT_README.name}: " + (
+            print(f"{README}, {FRONT_README.name} and {DOCS.name}/: " + (
                 "every quoted number equals its file" if not problems else
                 f"{len(problems)} disagreement(s) with the files they cite (fix the file or the text; --write-readme "
                 "rewrites the numbers from the files)"))
             return 1 if problems else 0
         write_texts()
-        print(f"wrote the index section of {README} and the quoted numbers of it and {FRONT_README.name}")
+        print(f"wrote the index sections of {README} and {DOCS_INDEX.relative_to(ROOT)} and the quoted numbers of "
+              f"them, {FRONT_README.name} and the docs pages")
         return 0
     if not args.ids:
         parser.print_usage(sys.stderr)

@@ -3,8 +3,9 @@
 A headline in :mod:`jaxsched.results_registry` is a template (``"SJF {sjf}, Packer {packer}"``) whose fields
 are :class:`Number` s: the file under ``results/`` that holds the value, how to read it and how it is
 written. Nothing measured is typed by hand: ``python -m jaxsched.reproduce --write-readme`` renders the
-templates into results/README.md (and README.md's marked lines), and ``--check-readme`` renders them again
-from the committed files and names the item, the file and both values wherever a text and a file disagree.
+templates into results/README.md and docs/results/index.md (and the marked numbers of README.md and every
+docs page), and ``--check-readme`` renders them again from the committed files and names the item, the file
+and both values wherever a text and a file disagree.
 
 Prose quotes a number by writing it just before a marker ``<!--n:ITEM.FIELD-->`` (invisible once rendered):
 the checker reads the number before each marker and compares it with the field's value.

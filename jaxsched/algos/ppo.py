@@ -8,7 +8,7 @@ the E T decisions in shuffled minibatches of the clipped surrogate
 
 with advantages normalised per minibatch, gradients clipped to a global norm, Adam (eps 1e-5): the
 Stable-Baselines3 algorithm the MDP-design paper trained with, and its hyper-parameters as defaults
-(``../shared/spec/mdp-variants.md``). The policy and value share a 2 x 64 tanh MLP (``ActorCritic``), or each
+(``docs/semantics/mdp-design.md``). The policy and value share a 2 x 64 tanh MLP (``ActorCritic``), or each
 has its own (``separate_critic``).
 
 Semi-MDP: with ``stepping="event"`` one decision may span several clock ticks; the environment

@@ -32,7 +32,7 @@ from jaxsched.errors import UsageError
 from jaxsched.experiment import load_run, trained_policies
 from jaxsched.registry import build
 
-PAPER = {  # Table 2 (W) and the text (queue delay, % under 2 minutes), ../shared/spec/grid.md
+PAPER = {  # Table 2 (W) and the text (queue delay, % under 2 minutes), docs/semantics/grid.md
     "native (paper)": {"interactive_W_mean": 0.628, "interactive_W_std": 0.418, "batch_W_mean": 0.830,
                        "batch_W_std": 0.265, "interactive_wait_mean": 2756, "interactive_wait_under_120s": 0.63},
     "RL rigid (paper)": {"interactive_W_mean": 0.866, "interactive_W_std": 0.314, "batch_W_mean": 0.892,
