@@ -12,7 +12,7 @@ COMMANDS = (
     ("jaxsched.evaluate", "evaluate heuristics or a checkpoint on any registered env"),
     ("jaxsched.sweep", "seed and hyper-parameter sweeps of a config"),
     ("jaxsched.bench", "benchmarks: env, train, vm, grid"),
-    ("jaxsched.data", "datasets: list, fetch, path"),
+    ("jaxsched.data", "datasets: list, fetch, build, path"),
     ("jaxsched.studies.<name>", "the studies behind results/ (see README)"),
     ("jaxsched.reproduce", "remake any item of results/: --list, ID, all, --quick"),
 )

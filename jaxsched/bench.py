@@ -1,4 +1,4 @@
-"""Benchmarks: ``python -m jaxsched.bench env|train|vm|grid|dispatch|event``.
+"""Benchmarks: ``python -m jaxsched.bench env|train|vm|grid|dispatch|event|public-step``.
 
 ``env [--family deeprm,compact,vm] [--sizes 10,20,50] [--loads 1.3,0.7] [--pms 20,50,100,200] [--reference DIR]
 [--cpu-devices N] [--quick]``: the reference simulators of ``../shared/reference`` (``--reference``) and jaxsched
@@ -14,6 +14,8 @@ the grid site against the plain-Python heapq simulator on the same windows (see 
 executor; :mod:`jaxsched.bench_dispatch`).
 ``event [--scenario bracis-7] [--batches 32,1024]``: what an event-based (sparse) decision of the MDP-design
 study costs under ``vmap`` against a time-based one (:mod:`jaxsched.bench_event`).
+``public-step [--batch 256]``: the public gymnax ``env.step`` (vmapped, auto-reset) against the internal
+transition + restart, one XLA device, interleaved (:mod:`jaxsched.bench_public_step`).
 
 ``env`` reports steps per second of both simulators, excluding compilation, timed after
 ``block_until_ready``: a step is one SJF (VM: First-Fit) decision plus one transition (episode restarts
@@ -47,7 +49,8 @@ from jaxsched import bench_dispatch, bench_event
 from jaxsched.baselines.deeprm import make_heuristic
 from jaxsched.baselines.vm import best_fit, first_fit
 from jaxsched.bench_reference import (DEFAULT_REFERENCE, CompactReference, DeepRMReference, ReferenceMissing,
-                                      VmReference, dense_sequences, load_vmagent, timed_loop, write_vmagent_events)
+                                      VmReference, check_reference, dense_sequences, how_to_get, load_vmagent,
+                                      timed_loop, write_vmagent_events)
 from jaxsched.core.devices import make_mesh, pinned_to_one_core, restart_for_devices, usable_cores
 from jaxsched.core.rollout import auto_reset_step, make_evaluator
 from jaxsched.datasets import resolve_path
@@ -455,7 +458,7 @@ def bench_vm_env(folder: Path, sizes, batch: int, steps: int, single_steps: int,
     both, on the same ``batch`` windows of ``trace_window`` rows of the derived Huawei trace (start rows
     drawn as ``vm-huawei`` draws them, ``seed``); PMs of 2 NUMAs x (40 cpu, 90 GB), deletes applied,
     double-NUMA when memory > 32 GB. Placements are checked on ``check`` windows before timing."""
-    module = load_vmagent(folder)  # first: a missing reference skips the rows before the trace is read
+    module = load_vmagent(folder)
     path = resolve_path(VM_TRACE)
     if not path.exists():
         raise ReferenceMissing(f"the Huawei trace {path} not found")
@@ -592,27 +595,48 @@ ENV_FAMILIES = ("deeprm", "compact", "vm")
 VM_PMS, VM_PMS_QUICK, VM_WINDOW = (20, 50, 100, 200), (20, 50), 2000
 
 
+def missing_references(families, folder: Path) -> dict[str, str]:
+    """``{family: why}`` for each of ``families`` whose reference simulator (or VM trace) is not usable here."""
+    missing = {}
+    for family in families:
+        try:
+            check_reference(family, folder)
+        except ReferenceMissing as error:
+            missing[family] = str(error)
+    return missing
+
+
+def refuse_missing(missing: dict[str, str], folder: Path) -> int:
+    """Prints why each family cannot run and how to get its reference, then one error line; returns 2."""
+    for family, why in missing.items():
+        print(f"{family}: rows cannot run, reference not available ({why})", flush=True)
+    for line in how_to_get(missing, folder):
+        print(line, flush=True)
+    print(f"python -m jaxsched.bench: error: bench env: no usable reference for {', '.join(missing)}; "
+          "nothing was timed (how to get them: above)", file=sys.stderr, flush=True)
+    return 2
+
+
 def bench_env(families, folder: Path, sizes, loads, batch: int, steps: int, single_steps: int, repeats: int,
               window_s: float, check: int, seed: int, out: Path | None, pms=VM_PMS,
               vm_window: int = VM_WINDOW, devices: int = 1) -> list[dict]:
-    """Every requested family's rows; a family whose reference is absent is skipped with a message. The
-    batched rows split over ``devices`` local devices, the batch-1 and one-call rows run on one."""
+    """Every requested family's rows. Every family's reference is checked first: a missing one raises
+    :class:`ReferenceMissing` before anything is timed (a bench that skips rows would pass unnoticed).
+    The batched rows split over ``devices`` local devices, the batch-1 and one-call rows run on one."""
+    missing = missing_references(families, folder)
+    if missing:
+        raise ReferenceMissing("; ".join(f"{family}: {why}" for family, why in missing.items()))
     rows = []
     for family in families:
-        try:
-            if family == "deeprm":
-                rows += bench_deeprm(folder / "deeprm", sizes, loads, batch, steps, single_steps, repeats,
-                                     window_s, check, seed, devices)
-            elif family == "compact":
-                rows += bench_compact(folder / "sched-rl-gym", batch, steps, single_steps, repeats, window_s, check,
-                                      seed, devices)
-            elif family == "vm":
-                rows += bench_vm_env(folder / "vmagent", pms, batch, steps, single_steps, repeats, window_s, check,
-                                     seed, vm_window, devices)
-        except ReferenceMissing as missing:
-            print(f"{family}: rows skipped, reference not available ({missing})", flush=True)
-        except DatasetError as missing:  # the vm family's Huawei trace: the other families still run
-            print(f"{family}: rows skipped, {missing}", flush=True)
+        if family == "deeprm":
+            rows += bench_deeprm(folder / "deeprm", sizes, loads, batch, steps, single_steps, repeats,
+                                 window_s, check, seed, devices)
+        elif family == "compact":
+            rows += bench_compact(folder / "sched-rl-gym", batch, steps, single_steps, repeats, window_s, check,
+                                  seed, devices)
+        elif family == "vm":
+            rows += bench_vm_env(folder / "vmagent", pms, batch, steps, single_steps, repeats, window_s, check,
+                                 seed, vm_window, devices)
     for line in env_summary(rows):
         print(line)
     if out is not None and rows:
@@ -969,7 +993,8 @@ def main(argv=None) -> int:
                      f"with --quick {','.join(map(str, VM_PMS_QUICK))})")
     env.add_argument("--vm-window", type=int, default=VM_WINDOW, help="VM: trace rows per episode")
     env.add_argument("--reference", type=Path, default=DEFAULT_REFERENCE,
-                     help="the folder of the reference simulators (default: ../shared/reference)")
+                     help="the folder of the reference simulators (default: ../shared/reference); they are not "
+                     "part of jaxsched: where one is absent the command says how to get it and exits 2")
     env.add_argument("--batch", type=int, default=1024, help="jobsets in the batched rows (and the reference's)")
     env.add_argument("--steps", type=int, default=50, help="batched steps per jitted call")
     env.add_argument("--single-steps", type=int, default=2000, help="steps per jitted call at batch 1")
@@ -1036,8 +1061,12 @@ def main(argv=None) -> int:
     event.add_argument("--window", type=float, default=2.0, help="seconds per timed window")
     event.add_argument("--seed", type=int, default=0)
     event.add_argument("--out", type=Path, default=Path("runs/bench_event.json"))
+    from jaxsched import bench_public_step  # here: it imports this module's scans
+    bench_public_step.add_parser(sub)
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
+    if args.what == "public-step":
+        return bench_public_step.run(args, parser)
 
     def int_list(flag: str, text: str) -> list[int]:
         try:
@@ -1131,6 +1160,9 @@ def main(argv=None) -> int:
             parser.error("every load must be > 0")
         if args.cpu_devices < 1:
             parser.error("--cpu-devices must be >= 1")
+        missing = missing_references(families, args.reference)  # before the restart: fail fast, say how to fix
+        if missing:
+            return refuse_missing(missing, args.reference)
         restart_for_devices(args.cpu_devices, "jaxsched.bench", argv)
         devices = min(args.cpu_devices, len(jax.local_devices()))
         print(f"hardware: {_hardware()}; load average {os.getloadavg()[0]:.2f}; batched rows on {devices} device(s)")

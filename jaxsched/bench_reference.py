@@ -3,7 +3,9 @@
 They are imported from their folder at run time (never copied into jaxsched) so that a benchmark can
 run the reference and jaxsched in one process, on the same jobs, and print the ratio it measured.
 Each loader raises :class:`ReferenceMissing` (a one-line reason) when a folder or a package it needs
-is absent; the bench then skips that family's rows with the message.
+is absent. The bench checks every requested family first (:func:`check_reference`) and, where one is
+missing, prints how to get it (:func:`how_to_get`) and exits 2 before timing anything: the reference
+simulators are other projects' code, never shipped with jaxsched, so a user has to put them in place.
 """
 
 from __future__ import annotations
@@ -16,12 +18,58 @@ from pathlib import Path
 
 import numpy as np
 
+from jaxsched.datasets import find
+
 DEFAULT_REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
 CHUNK = 128  # reference steps between two reads of the clock
 
 
 class ReferenceMissing(RuntimeError):
     """A reference simulator (or a package it needs) is not available here."""
+
+
+# family -> (folder under --reference, upstream repository, the commit the copies were taken from, what to
+# do to it). Each copy keeps only what steps the env, and its licence (MIT); its README lists the patches.
+REFERENCES = {
+    "deeprm": ("deeprm", "https://github.com/hongzimao/deeprm", "fa7841122d4c2993fa0a7ce1667ea1f171865d9d",
+               "environment.py, parameters.py, job_distribution.py, other_agents.py ported to Python 3 "
+               "(xrange -> range, print(), // where Python 2 divided ints, no theano import: FLOATX = "
+               "'float64') and Env(..., build_obs=True): with False step() returns ob=None without observe()"),
+    "compact": ("sched-rl-gym", "https://github.com/renatolfc/sched-rl-gym",
+                "44b7f1471739bc239877e2da3b49c98056d23107",
+                "its schedgym/ package with `import gym` -> `import gymnasium as gym` (envs/base.py, "
+                "compact_env.py, deeprm_env.py, envs/__init__.py), parallelworkloads imported lazily in "
+                "envs/workload.py; pip install intervaltree gymnasium"),
+    "vm": ("vmagent", "https://github.com/mail-ecnu/VMAgent", "1ffabd6952df7bb6694d346390762033028e2d89",
+           "schedgym/sched_env.py and an empty schedgym/__init__.py, `import gym` -> `import gymnasium as gym`; "
+           "pip install pandas gymnasium; and the trace: python -m jaxsched.data build huawei-east-1"),
+}
+
+
+def how_to_get(families, folder: Path) -> list[str]:
+    """The lines that say where each of ``families``' reference simulators comes from and where it goes."""
+    lines = [f"The reference simulators are not part of jaxsched (other projects' code, MIT licence). Put each "
+             f"under {folder} (or pass --reference DIR):"]
+    for family in families:
+        name, repository, commit, what = REFERENCES[family]
+        target = folder / name
+        lines.append(f"  {family}: git clone {repository} {target} && git -C {target} checkout {commit[:12]}; "
+                     f"then {what}")
+    return lines
+
+
+def check_reference(family: str, folder: Path) -> None:
+    """Raises :class:`ReferenceMissing` unless ``family``'s reference under ``folder`` imports (and, for
+    the VM family, the Huawei trace is here): cheap, so that a bench fails before it times anything."""
+    path = folder / REFERENCES[family][0]
+    if family == "deeprm":
+        _import_from(path, ["environment", "parameters", "other_agents", "job_distribution"])
+    elif family == "compact":
+        _import_from(path, ["schedgym.envs.compact_env"])
+    else:
+        load_vmagent(path)
+        if find("huawei-east-1") is None:
+            raise ReferenceMissing("the dataset huawei-east-1 is not here (python -m jaxsched.data build huawei-east-1)")
 
 
 def _import_from(folder: Path, names: list[str]) -> list:

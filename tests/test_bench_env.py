@@ -3,7 +3,7 @@ SJF schedules checked job for job before anything is timed, the image really con
 state's Python SJF; VMAgent and jaxsched placing every VM alike under First-Fit.
 
 The tests that run a reference simulator need ``../shared/reference`` and are skipped with a message
-where it is absent; the others (the missing reference's message among them) run everywhere.
+where it is absent; the others (a missing reference: how to get it, exit 2) run everywhere.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from jaxsched import bench
-from jaxsched.bench_reference import (DEFAULT_REFERENCE, DeepRMReference, VmReference, load_vmagent,
-                                      write_vmagent_events)
+from jaxsched.bench_reference import (DEFAULT_REFERENCE, REFERENCES, DeepRMReference, ReferenceMissing, VmReference,
+                                      load_vmagent, write_vmagent_events)
 from jaxsched.core.rollout import make_evaluator
 from jaxsched.datasets import find
 from jaxsched.envs.vm.episodes import draw_starts
@@ -104,13 +104,41 @@ def test_quick_bench_writes_every_row_and_image_and_blind_figures_differ(tmp_pat
     assert out.with_suffix(".md").exists()
 
 
-def test_a_missing_reference_skips_its_rows_with_a_message(tmp_path, capsys):
-    rows = bench.bench_env(["deeprm", "compact", "vm"], tmp_path, [M], [LOAD], BATCH, 2, 2, 1, 0.01, 1, 0, None,
-                           pms=[PMS])
-    assert rows == []
-    printed = capsys.readouterr().out
-    for family in ("deeprm", "compact", "vm"):
-        assert f"{family}: rows skipped, reference not available" in printed
+def test_a_missing_reference_says_how_to_get_it_and_exits_2_before_timing(tmp_path, capsys):
+    """What a user without ``../shared/reference`` sees: for every requested family why it cannot run and
+    where its reference comes from (repository, commit), one error line, exit 2, nothing written."""
+    out = tmp_path / "bench_env.json"
+    code = bench.main(["env", "--quick", "--reference", str(tmp_path / "nowhere"), "--cpu-devices", "1",
+                       "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 2 and not out.exists()
+    assert "hardware:" not in captured.out  # refused before any jitting or timing
+    for family, (folder, repository, commit, _) in REFERENCES.items():
+        assert f"{family}: rows cannot run, reference not available ({tmp_path / 'nowhere' / folder}" in captured.out
+        target = tmp_path / "nowhere" / folder
+        assert f"git clone {repository} {target} && git -C {target} checkout {commit[:12]}; then " in captured.out
+    assert "python -m jaxsched.data build huawei-east-1" in captured.out
+    assert captured.err.count("\n") == 1
+    assert captured.err.startswith("python -m jaxsched.bench: error: bench env: no usable reference for "
+                                   "deeprm, compact, vm; nothing was timed")
+    with pytest.raises(ReferenceMissing, match="deeprm: .*nowhere/deeprm not found"):
+        bench.bench_env(["deeprm"], tmp_path / "nowhere", [M], [LOAD], BATCH, 2, 2, 1, 0.01, 1, 0, None)
+
+
+def test_one_missing_family_is_enough_to_refuse_the_run(tmp_path, monkeypatch, capsys):
+    """A requested family that cannot run fails the command although another could; the VM family also
+    needs the Huawei trace (absent here: patched), and says how to build it."""
+    (tmp_path / "vmagent" / "schedgym").mkdir(parents=True)
+    (tmp_path / "vmagent" / "schedgym" / "sched_env.py").write_text("VALUE = 1\n")  # loads; the trace does not
+    monkeypatch.setattr("jaxsched.bench_reference.find", lambda name: None)
+    missing = bench.missing_references(["vm", "deeprm"], tmp_path)
+    assert list(missing) == ["vm", "deeprm"]
+    assert missing["vm"] == "the dataset huawei-east-1 is not here (python -m jaxsched.data build huawei-east-1)"
+    monkeypatch.setattr("jaxsched.bench_reference.find", lambda name: tmp_path / "trace.csv")
+    assert list(bench.missing_references(["vm", "deeprm"], tmp_path)) == ["deeprm"]
+    assert bench.main(["env", "--family", "vm,deeprm", "--reference", str(tmp_path), "--cpu-devices", "1"]) == 2
+    out = capsys.readouterr().out
+    assert "deeprm: rows cannot run" in out and "vm: rows cannot run" not in out
 
 
 def test_bad_family_is_a_one_line_error(capsys):

@@ -30,6 +30,8 @@ CASES = [
     ("jaxsched.train", ["checkpoint_minutes=-1"]),
     ("jaxsched.train", ["chunk=0"]),
     ("jaxsched.train", ["--config", QUICKSTART, "--seeds", "a,b"]),
+    ("jaxsched.train", ["--config", QUICKSTART, "--seeds", "3:1"]),
+    ("jaxsched.train", ["--config", "/dev/null"]),  # an empty config file
     ("jaxsched.train", ["--from-step", "3", "iterations=2"]),
     ("jaxsched.train", ["--config", QUICKSTART, "--num-processes", "2"]),
     ("jaxsched.train", ["--bogus"]),
@@ -53,6 +55,8 @@ CASES = [
     ("jaxsched.evaluate", ["--jobsets-file", "nope.csv"]),
     ("jaxsched.evaluate", ["--checkpoint", "nope"]),
     ("jaxsched.evaluate", ["--from-step", "3"]),
+    ("jaxsched.evaluate", ["--seed-index", "1"]),
+    ("jaxsched.evaluate", ["--seeds", "1,1"]),
     ("jaxsched.evaluate", ["--env", "grid", "--swf", "nope.swf"]),
     ("jaxsched.evaluate", ["--env", "grid", "--swf", "dataset:nope"]),
     ("jaxsched.evaluate", ["--env", "grid", "--swf", "dataset:lublin-256"]),  # a known dataset, absent here
@@ -62,6 +66,7 @@ CASES = [
     ("jaxsched.sweep", ["--config", QUICKSTART]),
     ("jaxsched.sweep", ["--config", QUICKSTART, "--out", "o", "--seeds", "x"]),
     ("jaxsched.sweep", ["--config", QUICKSTART, "--out", "o", "--seeds", "3:1"]),
+    ("jaxsched.sweep", ["--config", "/dev/null", "--out", "o"]),
     ("jaxsched.sweep", ["--config", QUICKSTART, "--out", "o", "--shard", "2/2"]),
     ("jaxsched.sweep", ["--config", QUICKSTART, "--out", "o", "--workers", "0"]),
     ("jaxsched.sweep", ["--config", QUICKSTART, "--out", "o", "nokey"]),
@@ -107,7 +112,7 @@ CASES = [
     ("jaxsched.studies.mdp_study", ["curves", "--out", "o", "--runs", "nope"]),
     ("jaxsched.studies.swf_eval", ["--trace", "nope.swf"]),
     ("jaxsched.studies.swf_eval", ["--trace", "dataset:nope"]),
-    ("jaxsched.studies.swf_eval", ["--trace", "dataset:ctc-sp2-first969"]),  # absent here
+    ("jaxsched.studies.swf_eval", ["--trace", "dataset:lublin-256"]),  # absent here
     ("jaxsched.studies.vm_rollout", ["--num-pms", "x"]),
     ("jaxsched.studies.vm_rollout", ["--env", "nope", "--num-pms", "5"]),
     ("jaxsched.studies.vm_rollout", ["--starts", "0"]),
