@@ -548,8 +548,9 @@ def deeprm2_fig6_steps() -> tuple[Step, ...]:
     """Per-job outcomes of Random, SJF and the two load-0.7 policies of :func:`deeprm2_fig3_steps` on the held-out
     jobsets their training evaluated (seed 99991), then the box plots per job length."""
     out = "{out}/deeprm2_fig6_load0.7"
-    evaluations = [Step(f"jaxsched.evaluate --checkpoint {{scratch}}/deeprm2_fig3/{run} --policies {policies} "
-                        f"--jobsets 100 --seed 99991 --per-job {out}/{label}.csv --summary {out}/{label}.json",
+    evaluations = [Step(f"jaxsched.evaluate --checkpoint {{scratch}}/deeprm2_fig3/{run} --seed-index 0 "
+                        f"--policies {policies} --jobsets 100 --seed 99991 --per-job {out}/{label}.csv "
+                        f"--summary {out}/{label}.json",
                         quick="--jobsets 3")
                    for label, run, policies in (("cnn_bc", "cnn_bc_l0.7", "random,sjf,checkpoint-sampled"),
                                                 ("mlp", "mlp_l0.7", "checkpoint-sampled"))]
@@ -827,6 +828,25 @@ def vm_paper_table_outputs(name: str) -> tuple[str, ...]:
 
 ITEMS: list[Item] = [
     # ---- DeepRM (HotNets'16) and DeepRM2 -------------------------------------------------------------
+    Item(
+        id="quickstart",
+        paper="README's quick start: DeepRM REINFORCE on a small cluster, 2 seeds, held-out against the heuristics",
+        steps=(Step("jaxsched.train --config configs/quickstart.yaml --out {out}/quickstart",
+                    quick="iterations=2 chunk=1 eval_jobsets=2"),),
+        outputs=("quickstart/eval.json", "quickstart/config.json"),
+        wall_s=476,
+        headline="SJF {sjf}, sampled policies {s0} and {s1} with {f0}/{jobs} and {f1}/{jobs} jobs finished",
+        numbers={"sjf": at("quickstart/eval.json", "policies/sjf/mean_slowdown"),
+                 "s0": at("quickstart/eval.json", "policies/trained-s0-sampled/mean_slowdown"),
+                 "s1": at("quickstart/eval.json", "policies/trained-s1-sampled/mean_slowdown"),
+                 "f0": at("quickstart/eval.json", "policies/trained-s0-sampled/finished", ".0f"),
+                 "f1": at("quickstart/eval.json", "policies/trained-s1-sampled/finished", ".0f"),
+                 "jobs": at("quickstart/eval.json", "policies/sjf/jobs", ".0f"),
+                 "g0": at("quickstart/eval.json", "policies/trained-s0/finished", ".0f"),
+                 "g1": at("quickstart/eval.json", "policies/trained-s1/finished", ".0f")},
+        note="Only eval.json, config.json and metrics.csv are kept (no checkpoints). wall_s was measured on a "
+             "2-core AMD EPYC shared with other jobs (load 11); a quiet machine takes about two minutes.",
+    ),
     Item(
         id="deeprm_heuristics_vs_load",
         paper="DeepRM Fig. 4 axes (heuristics only), reference check of ../shared/spec/deeprm.md",
@@ -1297,7 +1317,7 @@ ITEMS: list[Item] = [
         inputs=tuple(f"{{scratch}}/deeprm2_fig3/{run}/checkpoints" for run in ("cnn_bc_l0.7", "mlp_l0.7")),
         needs=("deeprm2_fig3_h200",),
         note="The two checkpoints evaluated are kept: --scratch results/deeprm2_fig6_load0.7/scratch re-runs this item "
-             "from them (seed 0 of each 3-seed run; evaluate --checkpoint takes the first seed).",
+             "from them (seed 0 of each 3-seed run: evaluate --checkpoint --seed-index 0).",
     ),
     Item(
         id="deeprm_off",
