@@ -2,5 +2,7 @@
 
 from jaxsched.baselines.deeprm import (HEURISTICS, easy_backfilling, fcfs, make_heuristic, packer, random_policy, sjf,
                                   tetris)
+from jaxsched.baselines.hpc import HPC_HEURISTICS, make_hpc_heuristic
 
-__all__ = ["HEURISTICS", "easy_backfilling", "fcfs", "make_heuristic", "packer", "random_policy", "sjf", "tetris"]
+__all__ = ["HEURISTICS", "HPC_HEURISTICS", "easy_backfilling", "fcfs", "make_heuristic", "make_hpc_heuristic", "packer",
+           "random_policy", "sjf", "tetris"]

@@ -1,0 +1,279 @@
+"""Learn a scheduling policy from a cluster's own log and compare it with the rules sites deploy.
+
+    python -m jaxsched.studies.trace_policy --trace FILE|dataset:NAME --out DIR [--quick] [--config YAML]
+
+Trains PPO (``configs/studies/trace_ppo_compact.yaml``) on windows of consecutive jobs of the trace's
+first part (``env_options.train_fraction`` of its jobs, split at a submit time), then evaluates the
+trained policy (greedy, and sampled) and every HPC heuristic (:mod:`jaxsched.baselines.hpc`) on the
+windows tiling the later, held-out part (:mod:`jaxsched.envs.deeprm.trace_windows`). Writes into DIR:
+
+- ``run/``: the training run (config.json with the split options, metrics.csv, checkpoints);
+- ``eval.json``: the split and both job ranges (``disjoint``), each policy's mean bounded slowdown
+  (tau = 10 s, true run times, waits on the step grid), mean wait, finished / jobs;
+- ``report.md``: the table, policies ranked (rows with unfinished jobs never ranked), the caveats;
+- ``learning_curve.png``: training-window slowdown per iteration against the held-out levels;
+- ``held_out_jobs.csv``: every held-out job's schedule under every policy.
+
+``--quick`` trains a few iterations of a small batch (a couple of minutes on a CPU): it checks the
+pipeline, not what PPO can learn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import dataclasses
+import functools
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.tree_util import Partial
+
+from jaxsched import registry
+from jaxsched.baselines.hpc import LABELS
+from jaxsched.core.eval_curve import read_training_curve
+from jaxsched.core.plotting import learning_curve
+from jaxsched.core.rollout import make_evaluator
+from jaxsched.core.unfinished import LEGEND, leaves_unfinished, marked
+from jaxsched.envs.deeprm import trace_windows
+from jaxsched.envs.deeprm.metrics import bounded_slowdown, job_table
+from jaxsched.errors import CheckpointError, ConfigError, InputError, UsageError
+from jaxsched.experiment import load_run, load_train_config, train, trained_policies
+from jaxsched.studies.swf_eval import ranking
+
+BSLD_TAU_SECONDS = 10.0
+DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "studies" / "trace_ppo_compact.yaml"
+DEFAULT_POLICIES = ("fcfs", "easy", "sjf-requested", "sjf-requested+easy", "sjf-actual", "wfp3", "wfp3+easy",
+                    "unicep", "unicep+easy", "f1", "f1+easy")
+# --quick: a few iterations of a small batch, to check the whole pipeline in minutes on a CPU
+QUICK = ("iterations=20", "chunk=10", "checkpoint_every=10", "algo_options.num_envs=8", "algo_options.num_steps=32",
+         "algo_options.minibatch_size=64", "algo_options.update_epochs=4")
+AGENT = "ppo"
+
+
+def agent_names(seed: int) -> tuple[str, str]:
+    """The table names of a training seed's greedy and sampled policies."""
+    return f"{AGENT}-s{seed}", f"{AGENT}-s{seed}-sampled"
+
+
+@contextlib.contextmanager
+def family_registered():
+    """The ``swf-compact`` family in the registry while the block runs (it needs a trace, so it is
+    not among the always-registered envs)."""
+    added = trace_windows.NAME not in registry.registered()
+    if added:
+        registry.register(trace_windows)
+    try:
+        yield
+    finally:
+        if added:
+            registry.FAMILIES.remove(trace_windows)
+
+
+def _switch_policy(branches: tuple, index, key, obs):
+    return jax.lax.switch(index, branches, key, obs)
+
+
+def evaluate_heuristics(variant, names: list[str], batched, key) -> dict:
+    """Each heuristic's :func:`job_table` on the held-out windows from one compiled evaluator (a
+    ``lax.switch`` over them, the index an argument): one compilation instead of one per rule."""
+    switched = functools.partial(_switch_policy, tuple(variant.heuristic(name) for name in names))
+    tables = {}
+    for index, name in enumerate(names):
+        policy = Partial(switched, jnp.int32(index))  # the same function each time: compiled once
+        tables[name] = job_table(make_evaluator(variant.env, policy)(batched, key))
+    return tables
+
+
+def held_out_stats(table: dict, batched, quantum: float) -> dict:
+    """Mean bounded slowdown (tau = 10 s; true run times, waits on the step grid) and mean wait
+    over finished jobs, with the counts that say what the means cover."""
+    jobs = batched.jobset
+    run_s = np.asarray(jobs.run_s)[table["jobset"], table["job"]]
+    done = table["status"] == "finished"
+    wait_s = (table["start"] - table["arrival"]) * quantum
+    bsld = bounded_slowdown(wait_s, run_s, BSLD_TAU_SECONDS)
+    mean = lambda x: float(np.mean(x[done])) if done.any() else float("nan")  # noqa: E731
+    stats = {"mean_bounded_slowdown": mean(bsld), "mean_wait_s": mean(wait_s),
+             "mean_slowdown_steps": mean(table["slowdown"]), "jobs": int(done.size), "finished": int(done.sum()),
+             "unfinished": int((table["status"] == "unfinished").sum()),
+             "dropped": int((table["status"] == "dropped").sum())}
+    stats["leaves_unfinished"] = leaves_unfinished(stats)
+    return stats
+
+
+def job_rows(name: str, table: dict, batched, starts: np.ndarray, variant) -> list[dict]:
+    """The per-job schedule of one policy on the held-out windows, one dict per job and rollout."""
+    jobs, quantum, trace = batched.jobset, variant.quantum, variant.jobs
+    index = starts[table["jobset"]] + table["job"]  # the job's row among the trace's kept jobs
+    finished = table["status"] == "finished"
+    run_s = np.asarray(jobs.run_s)[table["jobset"], table["job"]]
+    wait_s = np.where(table["start"] >= 0, (table["start"] - table["arrival"]) * quantum, np.nan)
+    bsld = np.where(finished, bounded_slowdown(wait_s, run_s, BSLD_TAU_SECONDS), np.nan)
+    return [{"policy": name, "window": int(w), "rollout": int(r), "job_id": int(trace.job_id[i]),
+             "submit_s": int(trace.submit_s[i]), "procs": int(trace.procs[i]), "run_s": int(trace.run_s[i]),
+             "requested_s": int(trace.requested_s[i]), "arrival_step": int(a), "start_step": int(s),
+             "finish_step": int(f), "wait_s": "" if np.isnan(ws) else float(ws),
+             "bounded_slowdown": "" if np.isnan(b) else round(float(b), 6), "status": st}
+            for w, r, i, a, s, f, ws, b, st in zip(table["jobset"], table["rollout"], index, table["arrival"],
+                                                   table["start"], table["finish"], wait_s, bsld, table["status"])]
+
+
+def write_jobs_csv(path: Path, rows: list[dict]) -> None:
+    with open(path, "w", newline="") as file:
+        writer = csv.DictWriter(file, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def plot_curve(run_dir: Path, policies: dict, path: Path, title: str, seed: int) -> None:
+    """Training-window mean slowdown (steps) per iteration against the held-out levels of ``seed``'s
+    trained policy, FCFS + EASY and the best other heuristic (NaN where no training episode ended)."""
+    iterations, values = read_training_curve(run_dir / "metrics.csv", "mean_slowdown")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN iterations: no episode ended there
+        series = {"PPO on training windows (mean over seeds)": np.nanmean(values, axis=0)}
+    complete = {name: stats for name, stats in policies.items() if not stats["leaves_unfinished"]}
+    heuristics = [name for name in complete if not name.startswith(AGENT)]
+    shown = {*agent_names(seed), "easy"}
+    if heuristics:
+        shown.add(min(heuristics, key=lambda name: complete[name]["mean_slowdown_steps"]))
+    hlines = {f"{name} (held-out)": stats["mean_slowdown_steps"] for name, stats in complete.items() if name in shown}
+    learning_curve(iterations, series, path, "iteration", "mean job slowdown (time steps)", hlines, title=title)
+
+
+def markdown(result: dict) -> str:
+    """The report: what was trained on and evaluated on, the table, the ranking, the caveats."""
+    facts, training = result["trace_facts"], result["training"]
+    split, train_part, held = facts["split"], facts["training"], facts["held_out"]
+    lines = [f"# Trace policy: {Path(facts['trace']).name}", "",
+             f"Cluster: {facts['num_procs']} processors ({facts['num_procs_from']}); jobs wider than it dropped: "
+             f"{facts['too_wide']['count']}. Time step {facts['quantum_s']:g} s; windows of {facts['window']} "
+             f"consecutive jobs; runtime model `{facts['runtime_model']}`. Requested times: {facts['requested_times']}.",
+             "",
+             f"Split at submit time {split['split_submit_s']} s ({split['train_fraction']:.0%} of the jobs before it): "
+             f"training jobs {train_part['job_ids'][0]}-{train_part['job_ids'][-1]} ({train_part['jobs']} jobs, "
+             f"submitted {train_part['submit_s'][0]}-{train_part['submit_s'][1]} s), held-out jobs "
+             f"{held['job_ids'][0]}-{held['job_ids'][1]} ({held['windows']} windows = {held['jobs_used']} jobs, "
+             f"{held['jobs_unused_at_end']} left over at the end). Disjoint: {str(facts['disjoint']).lower()}.", "",
+             f"PPO: {training['iterations']} iterations, {training['decisions']:,} decisions per seed, seeds "
+             f"{', '.join(map(str, training['seeds']))}, {training['wall_s']:.0f} s of training (all seeds, compilation "
+             f"included){' (--quick: a pipeline check, not a result)' if result['quick'] else ''}.",
+             "", f"Held-out windows: mean bounded slowdown (tau = {BSLD_TAU_SECONDS:g} s, true run times, waits on the "
+                 "step grid) and mean wait over finished jobs.", "",
+             "| policy | what it is | mean bounded slowdown | mean wait (s) | finished / jobs |", "|---|---|---|---|---|"]
+    for name, stats in result["policies"].items():
+        lines.append(f"| {marked(name, stats)} | {stats['label']} | {stats['mean_bounded_slowdown']:.3f} | "
+                     f"{stats['mean_wait_s']:.0f} | {stats['finished']} / {stats['jobs']} |")
+    lines += ["", ranking(result["policies"], "mean_bounded_slowdown"), ""]
+    if any(s["leaves_unfinished"] for s in result["policies"].values()):
+        lines.append(LEGEND)
+    lines += ["", "Figures: `learning_curve.png`; per-job schedules: `held_out_jobs.csv`."]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def run_study(args) -> dict:
+    """Train, evaluate, write (see the module docstring); returns eval.json's content."""
+    overrides = list(QUICK) if args.quick else []
+    overrides += [f"iterations={args.iterations}"] if args.iterations else []
+    config = load_train_config(args.config, overrides)
+    if config.env != trace_windows.NAME:
+        raise UsageError(f"{args.config}: env must be {trace_windows.NAME}, got {config.env}")
+    cli = {"trace": args.trace, "num_procs": args.num_procs, "window": args.window,
+           "runtime_model": args.runtime_model, "train_fraction": args.train_fraction}
+    env_options = {**config.env_options, **{k: v for k, v in cli.items() if v is not None}}
+    config = dataclasses.replace(config, env_options=env_options, eval_jobsets=0,
+                                 seeds=args.seeds or config.seeds)
+    names = [n.strip() for n in args.policies.split(",") if n.strip()]
+    out = Path(args.out)
+    with family_registered():
+        variant = registry.build(trace_windows.NAME, **env_options)  # input errors before any training
+        variant.check_baselines(names)
+        print(f"{variant.facts['trace']}: {variant.facts['training']['jobs']} training jobs, "
+              f"{variant.num_held_out} held-out windows of {variant.window}; {variant.facts['requested_times']}")
+        t0 = time.perf_counter()
+        train(config, out / "run")
+        wall_s = time.perf_counter() - t0
+        experiment, states = load_run(out / "run")
+    batched, held = variant.held_out()
+    starts = variant.held_out_starts()
+    key = jax.random.PRNGKey(config.eval_seed)
+    print(f"evaluating {len(names)} heuristics and the trained policies on {held['windows']} held-out windows...")
+    tables = evaluate_heuristics(variant, names, batched, key)
+    labels = dict(LABELS)
+    for index, seed in enumerate(config.seeds):  # every seed's policy; one compilation serves them all
+        params = jax.tree.map(lambda x: x[index], states.params)
+        greedy, sampled = agent_names(seed)
+        tables[greedy] = job_table(make_evaluator(variant.env, trained_policies(experiment, params, True))(batched, key))
+        tables[sampled] = job_table(make_evaluator(variant.env, trained_policies(experiment, params, False),
+                                                   args.episodes)(batched, key))
+        labels |= {greedy: f"PPO seed {seed}, greedy", sampled: f"PPO seed {seed}, sampled, {args.episodes} "
+                                                                 "episodes per window"}
+    policies, rows = {}, []
+    for name, table in tables.items():
+        policies[name] = held_out_stats(table, batched, variant.quantum) | {"label": labels.get(name, name)}
+        rows += job_rows(name, table, batched, starts, variant)
+    metrics_decisions = int(config.iterations * config.algo_config().num_envs * config.algo_config().num_steps)
+    facts = variant.facts
+    result = {"trace_facts": facts, "held_out_windows": held, "bsld_tau_s": BSLD_TAU_SECONDS,
+              "instances": {"training": {"kind": "trace_jobs", "job_index": facts["training"]["job_index"]},
+                            "evaluation": {"kind": "trace_windows", "window_starts": held["window_starts"],
+                                           "window": variant.window},
+                            "disjoint": facts["disjoint"] and bool(starts.min() >= variant.jobs.num_train)},
+              "training": {"config": str(out / "run" / "config.json"), "iterations": config.iterations,
+                           "seeds": config.seeds, "decisions": metrics_decisions, "wall_s": round(wall_s, 1)},
+              "quick": bool(args.quick), "legend": LEGEND, "policies": policies}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "eval.json").write_text(json.dumps(result, indent=1))
+    (out / "report.md").write_text(markdown(result))
+    write_jobs_csv(out / "held_out_jobs.csv", rows)
+    plot_curve(out / "run", policies, out / "learning_curve.png",
+               f"PPO on {Path(facts['trace']).name} windows ({config.iterations} iterations)", config.seeds[0])
+    for name, stats in policies.items():
+        print(f"{marked(name, stats):>22s}  bsld {stats['mean_bounded_slowdown']:8.3f}  wait {stats['mean_wait_s']:9.0f} s  "
+              f"finished {stats['finished']}/{stats['jobs']}")
+    print(ranking(policies, "mean_bounded_slowdown"))
+    print(f"wrote {out / 'report.md'}, eval.json, learning_curve.png, held_out_jobs.csv")
+    return result
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m jaxsched.studies.trace_policy", description=__doc__.splitlines()[0])
+    parser.add_argument("--trace", required=True, help="an SWF file or dataset:NAME")
+    parser.add_argument("--out", required=True, type=Path, help="output directory (a new one)")
+    parser.add_argument("--quick", action="store_true", help="a few small iterations: a pipeline check in minutes")
+    parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help="a swf-compact training config (YAML)")
+    parser.add_argument("--iterations", type=int, help="training iterations (default the config's, or --quick's)")
+    parser.add_argument("--num-procs", type=int, help="cluster size (default the trace header's MaxProcs)")
+    parser.add_argument("--window", type=int, help="consecutive jobs per window (default the config's)")
+    parser.add_argument("--train-fraction", type=float, help="share of the jobs in the training part (default 0.7)")
+    parser.add_argument("--runtime-model", choices=trace_windows.RUNTIME_MODELS,
+                        help="what policies see as a job's length: requested (default) or actual")
+    parser.add_argument("--policies", default=",".join(DEFAULT_POLICIES), help="heuristics to compare with")
+    parser.add_argument("--episodes", type=int, default=4, help="sampled policy: episodes per held-out window")
+    parser.add_argument("--seeds", type=lambda text: [int(s) for s in text.split(",")],
+                        help="training seeds, comma-separated, trained together (default the config's)")
+    args = parser.parse_args(argv)
+    try:
+        if args.episodes < 1:
+            raise UsageError(f"--episodes must be >= 1, got {args.episodes}")
+        if args.iterations is not None and args.iterations < 1:
+            raise UsageError(f"--iterations must be >= 1, got {args.iterations}")
+        if (args.out / "run" / "config.json").exists():
+            raise UsageError(f"{args.out} already holds a run; choose another --out")
+        run_study(args)
+    except (UsageError, ConfigError, InputError, CheckpointError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
