@@ -18,6 +18,13 @@ what this evaluation runs on, and whether they are disjoint (:mod:`jaxsched.core
 ``--checkpoint``, an evaluation on instances its training drew from (the same generator key, the same
 trace rows or SWF windows) is refused with exit code 2 unless ``--allow-training-instances`` is given;
 then the checkpoint's rows are marked ``†`` (``on_training_instances`` in the JSON and CSV).
+
+``--checkpoint RUN`` evaluates every seed the run trained, each under its own name
+(``checkpoint-s<seed>`` greedy, ``checkpoint-s<seed>-sampled``; a one-seed run's are ``checkpoint`` and
+``checkpoint-sampled``), and prints which seed is which; ``--seed-index K`` takes the K-th seed alone,
+named ``checkpoint`` and ``checkpoint-sampled``. In ``--policies``, ``checkpoint`` and
+``checkpoint-sampled`` stand for the evaluated seeds' greedy and sampled policies. ``--seeds`` (the
+instances' seeds) reads ``a:b`` or ``a,b,c``, as in ``train`` and ``sweep``.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ import jax
 import numpy as np
 
 from jaxsched.core import instances as instance_ranges
+from jaxsched.core.config import parse_seeds
 from jaxsched.core.plotting import slowdown_vs_load
 from jaxsched.core.progress import evaluate_each
 from jaxsched.core.rollout import num_instances
@@ -174,13 +182,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m jaxsched.evaluate", description=__doc__.splitlines()[0])
     parser.add_argument("--env", help=f"one of {', '.join(registered())} (default deeprm, or the checkpoint's)")
     parser.add_argument("--checkpoint", type=Path,
-                        help="a training run directory: adds policies 'checkpoint' (greedy) and "
-                             "'checkpoint-sampled', and makes its env the default")
+                        help="a training run directory: adds each seed's policy, greedy and sampled "
+                             "(checkpoint-s<seed>, checkpoint-s<seed>-sampled; checkpoint and checkpoint-sampled "
+                             "for one seed), and makes its env the default")
+    parser.add_argument("--seed-index", type=int, metavar="K",
+                        help="with --checkpoint: only its K-th seed's policy (0-based), named checkpoint and "
+                             "checkpoint-sampled (default: every seed)")
     parser.add_argument("--from-step", type=int, metavar="N",
                         help="with --checkpoint: the checkpoint of iteration N (default: the newest intact)")
     parser.add_argument("--policies", help="comma list of the env's heuristics (DeepRM family: sjf, packer, "
-                        "tetris[:knob], random, fcfs, easy; VM: first_fit, best_fit, pm_best_fit, room_fit); "
-                        "default: the family's baselines")
+                        "tetris[:knob], random, fcfs, easy; VM: first_fit, best_fit, pm_best_fit, room_fit) and, "
+                        "with --checkpoint, checkpoint (its greedy policies) and checkpoint-sampled; "
+                        "default: the family's baselines and the checkpoint's")
     parser.add_argument("--loads", help="start:stop:step or a,b,c; one workload per load")
     parser.add_argument("--load", type=float, help="a single load (default: the variant's)")
     parser.add_argument("--jobsets", "--episodes", type=int,
@@ -230,7 +243,7 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
         raise UsageError("--loads generates jobsets; it cannot be combined with --jobsets-file")
     if args.jobsets_file and args.reference_rng:
         raise UsageError("--reference-rng generates jobsets; it cannot be combined with --jobsets-file")
-    base, extra_policies, feature_shape, experiment = _checkpoint_policies(args, extra_policies)
+    base, extra_policies, feature_shape, experiment, groups = _checkpoint_policies(args, extra_policies)
     args.env = args.env or "deeprm"
     overrides = base | {k: v for k, v in {"num_slots": args.num_slots, "capacity": args.capacity,
                                    "horizon": args.horizon, "backlog_size": args.backlog,
@@ -241,9 +254,7 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
     given = None if args.policies is None else [n.strip() for n in args.policies.split(",") if n.strip()]
     if given == []:
         raise UsageError("--policies is empty")
-    seeds = parse_range(args.seeds, int) if args.seeds else [args.seed]
-    if not seeds:
-        raise UsageError("--seeds is empty")
+    seeds = parse_seeds(args.seeds) if args.seeds else [args.seed]
     loads = parse_range(args.loads) if args.loads else [None]
     if not loads:
         raise UsageError(f"--loads {args.loads} gives no load (start above stop?)")
@@ -265,8 +276,9 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
         except ValueError as error:
             raise UsageError(str(error)) from None
         names = list(variant.default_baselines) if given is None else list(given)
-        if args.checkpoint and not {"checkpoint", "checkpoint-sampled"} & set(names):
-            names += ["checkpoint", "checkpoint-sampled"]
+        if groups and not set(groups) & set(names):
+            names += list(groups)
+        names = [member for name in names for member in groups.get(name, [name])]  # a group: its seeds' policies
         policies = resolve_policies(variant, names, extra_policies)
         try:
             if args.jobsets_file:
@@ -294,7 +306,7 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
             if len(seeds) > 1 and "mean_slowdown" in stats:
                 stats.update(_seed_stats(variant, table, jobsets_per_seed, seeds))
             stats["leaves_unfinished"] = leaves_unfinished(stats)
-            if experiment is not None and name in ("checkpoint", "checkpoint-sampled"):
+            if experiment is not None and any(name in members for members in groups.values()):
                 stats[instance_ranges.FLAG] = not instances["disjoint"]
             stats["instances"] = instances
             per_load[name] = stats
@@ -323,25 +335,51 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
     return summary
 
 
+def checkpoint_policy_names(seeds: list[int], seed_index: int | None) -> dict[str, list[tuple[str, int]]]:
+    """``{"checkpoint": [(name, seed index), ...], "checkpoint-sampled": [...]}``: the greedy and sampled
+    policies evaluated of a run with ``seeds``: every seed's (``checkpoint-s<seed>``,
+    ``checkpoint-s<seed>-sampled``), or, for one seed or ``seed_index``, that one's as ``checkpoint`` and
+    ``checkpoint-sampled``."""
+    if seed_index is not None and not 0 <= seed_index < len(seeds):
+        raise UsageError(f"--seed-index {seed_index}: the run has {len(seeds)} seed(s) ({', '.join(map(str, seeds))}); "
+                         f"expected 0 .. {len(seeds) - 1}")
+    if seed_index is not None or len(seeds) == 1:
+        index = seed_index or 0
+        return {"checkpoint": [("checkpoint", index)], "checkpoint-sampled": [("checkpoint-sampled", index)]}
+    return {"checkpoint": [(f"checkpoint-s{seed}", i) for i, seed in enumerate(seeds)],
+            "checkpoint-sampled": [(f"checkpoint-s{seed}-sampled", i) for i, seed in enumerate(seeds)]}
+
+
 def _checkpoint_policies(args, extra):
-    """The env options and the greedy / sampled policies of ``--checkpoint`` (if given)."""
+    """The env options, the policies of ``--checkpoint`` (if given) beside ``extra``, its feature shape,
+    its experiment and its policy groups (``checkpoint`` and ``checkpoint-sampled``: the names they stand for)."""
     if not args.checkpoint:
-        if args.from_step is not None:
-            raise UsageError("--from-step N applies to --checkpoint DIR")
-        return {}, extra, None, None
+        for flag, value in (("--from-step N", args.from_step), ("--seed-index K", args.seed_index)):
+            if value is not None:
+                raise UsageError(f"{flag} applies to --checkpoint DIR")
+        return {}, extra, None, None, {}
     try:
         experiment, states = load_run(args.checkpoint, step=args.from_step)
     except (CheckpointError, ConfigError) as error:
         raise UsageError(str(error)) from None
-    params = jax.tree.map(lambda x: x[0], states.params)  # the first seed's policy
-    greedy = trained_policies(experiment, params, greedy=True)
-    sampled = trained_policies(experiment, params, greedy=False)
     variant, config = experiment.variant, experiment.config
     if args.env and args.env != config.env:
         raise UsageError(f"--env {args.env} differs from the checkpoint's env {config.env}")
     args.env = config.env
-    policies = {**(extra or {}), "checkpoint": greedy, "checkpoint-sampled": sampled}
-    return dict(config.env_options), policies, variant.env.feature_shape(), experiment
+    named = checkpoint_policy_names(list(config.seeds), args.seed_index)
+    policies = dict(extra or {})
+    for group, members in named.items():
+        for name, index in members:
+            params = jax.tree.map(lambda x: x[index], states.params)
+            policies[name] = trained_policies(experiment, params, greedy=group == "checkpoint")
+    evaluated = [config.seeds[index] for _, index in named["checkpoint"]]
+    print(f"checkpoint {args.checkpoint} (iteration {int(states.iteration[0])}): "
+          + ", ".join(f"seed {seed} as {greedy}, {sampled}" for seed, (greedy, _), (sampled, _)
+                      in zip(evaluated, named["checkpoint"], named["checkpoint-sampled"]))
+          + (f" (--seed-index {args.seed_index} of seeds {', '.join(map(str, config.seeds))})"
+             if args.seed_index is not None else ""))
+    groups = {group: [name for name, _ in members] for group, members in named.items()}
+    return dict(config.env_options), policies, variant.env.feature_shape(), experiment, groups
 
 
 def generated_instances(variant, seeds, count: int, reference_rng: bool = False):

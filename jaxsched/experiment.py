@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import signal
 import time
 from pathlib import Path
 
@@ -34,6 +35,7 @@ from jaxsched.core.progress import evaluate_each
 from jaxsched.core.unfinished import leaves_unfinished, legend, legend_text, with_counts
 from jaxsched.core.runs import (Checkpointer, check_same_config, read_run_config, write_evaluation,
                                 write_run_config)
+from jaxsched.core.signals import Interrupted, StopOnSignal, wait_until_ready
 from jaxsched.errors import CheckpointError, ConfigError, check_positive
 from jaxsched.registry import build
 
@@ -319,7 +321,14 @@ def train(config: TrainConfig, out: Path, resume: bool = False, log=print, from_
     A resume starts from the newest intact checkpoint, or that of iteration ``from_step``, and deletes
     the later ones (it replays them). In a multi-process run (``python -m jaxsched.train --coordinator
     ...``) every process runs this on the same config; the primary one alone logs and writes files
-    (orbax saves collectively)."""
+    (orbax saves collectively). SIGTERM or SIGINT (:mod:`jaxsched.core.signals`) saves a checkpoint at
+    the next iteration boundary and raises :class:`~jaxsched.core.signals.Interrupted`; a resume then
+    gives the uninterrupted run's results bit for bit."""
+    with StopOnSignal() as stop:
+        return _train(config, Path(out), resume, log, from_step, stop)
+
+
+def _train(config: TrainConfig, out: Path, resume: bool, log, from_step: int | None, stop: StopOnSignal) -> Path:
     primary = is_primary()
     if not primary:
         log = _silent
@@ -347,6 +356,9 @@ def train(config: TrainConfig, out: Path, resume: bool = False, log=print, from_
                 + (f" (deleted the later checkpoints {', '.join(map(str, replayed))}: replayed)" if replayed else ""))
         else:
             sync_processes("run directory checked")  # before the primary writes into it
+            if stop.agreed():  # before behaviour cloning, which can take minutes
+                raise Interrupted(stop.signum or signal.SIGTERM, "before training started (nothing to save); "
+                                  "the same command starts it")
             states, cloning = experiment.initial_states(log)
             if cloning and primary:
                 (out / "behaviour_cloning.json").parent.mkdir(parents=True, exist_ok=True)
@@ -367,10 +379,14 @@ def train(config: TrainConfig, out: Path, resume: bool = False, log=print, from_
                     _log_held_out(run_log, curve.trained_rows(0, host_copy(states.params)))
             if start < config.iterations:
                 log("compiling the training step (first call; from seconds to a few minutes on CPU)...")
-            states = _train_chunks(experiment, states, start, checkpointer, run_log, out, curve)
+            states = _train_chunks(experiment, states, start, checkpointer, run_log, out, curve, stop,
+                                   saved=start if resume else None)
         finally:
             if run_log is not None:
                 run_log.close()
+    # every iteration is saved now: a signal stops at once (eval.json is written whole or not at all)
+    stop.raise_at_once(f"training finished (checkpoint of iteration {config.iterations} in {out}); "
+                       f"the held-out evaluation runs with --resume {out}")
     if config.eval_jobsets:  # every process evaluates (no one waits idle at the exit barrier)
         log(f"evaluating the trained policy on {config.eval_jobsets} held-out instances...")
         evaluate_run(experiment, host_copy(states), out, log, write=primary)
@@ -404,11 +420,14 @@ def plot_learning_curve(experiment: Experiment, out: Path) -> Path:
 
 
 def _train_chunks(experiment: Experiment, states, start: int, checkpointer: Checkpointer,
-                  run_log: RunLog | None, out: Path, curve: HeldOutCurve | None = None):
+                  run_log: RunLog | None, out: Path, curve: HeldOutCurve | None = None,
+                  stop: StopOnSignal | None = None, saved: int | None = None):
     """The training loop from iteration ``start``: one jitted chunk at a time, each logged to
     ``run_log`` (None on non-primary processes), evaluated on ``curve``'s held-out instances every
     ``eval_every`` iterations, checkpointed every ``checkpoint_every`` iterations,
-    ``checkpoint_minutes`` after the last save, and at the end."""
+    ``checkpoint_minutes`` after the last save, and at the end; and when ``stop`` has received a
+    signal: then at the boundary reached (unless ``saved``, the iteration last saved, is it), raising
+    :class:`Interrupted`."""
     config = experiment.config
     chunks = {}
     bar = tqdm(total=config.iterations, initial=start, desc="train", unit="it", dynamic_ncols=True,
@@ -416,12 +435,18 @@ def _train_chunks(experiment: Experiment, states, start: int, checkpointer: Chec
     iteration, last_save = start, time.monotonic()
     try:
         while iteration < config.iterations:
+            if stop is not None and stop.agreed():
+                if saved != iteration:
+                    checkpointer.save(iteration, states)
+                raise Interrupted(stop.signum or signal.SIGTERM,  # another process's signal: its own is None
+                                  f"saved the checkpoint of iteration {iteration} in {out}; continue with "
+                                  f"python -m jaxsched.train --resume {out}")
             length = min(config.chunk, config.iterations - iteration)
             if length not in chunks:
                 chunks[length] = experiment.make_chunk(length)
             t0 = time.perf_counter()
             new_states, metrics = chunks[length](states)
-            jax.block_until_ready(metrics)
+            wait_until_ready(metrics)
             elapsed = time.perf_counter() - t0
             metrics = jax.tree.map(np.asarray, metrics)  # [length, seeds]
             if not (np.all(np.isfinite(metrics["loss"])) and _finite(new_states.params)):
@@ -456,7 +481,7 @@ def _train_chunks(experiment: Experiment, states, start: int, checkpointer: Chec
                 time.monotonic() - last_save >= 60 * config.checkpoint_minutes)
             if iteration % config.checkpoint_every == 0 or iteration == config.iterations or overdue:
                 checkpointer.save(iteration, states)
-                last_save = time.monotonic()
+                saved, last_save = iteration, time.monotonic()
     finally:
         bar.close()
     return states

@@ -17,6 +17,13 @@ range, labelled "range"), learning curves with CI (range) bands and performance 
     python -m jaxsched.sweep --report-only --out DIR
 
 rewrites ``summary.csv``, ``report.md`` and the figures from the finished cells, training nothing.
+
+A cell is identified by its full resolved config (``sweep_cell.json`` records it and its hash; what only
+changes how it runs, ``devices`` and ``checkpoint_minutes``, is left out): a sweep into an ``--out`` whose
+cells were run with another base config, grid or seeds is refused, naming the keys that differ, and so
+is a training run's folder. Cells of older sweeps, without a hash, are compared by their ``config.json``
+and adopt the hash. SIGTERM or SIGINT stops the sweep at the running cell's next iteration boundary
+(checkpoint saved; exit status 143 or 130); the same command continues it.
 """
 
 from __future__ import annotations
@@ -28,8 +35,10 @@ import json
 import re
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -38,29 +47,18 @@ import yaml
 from jaxsched.core import stats
 from jaxsched.core.plotting import curves_with_bands, performance_profiles
 from jaxsched.core.devices import restart_for_devices
-from jaxsched.core.runs import Checkpointer, read_run_config
+from jaxsched.core.config import parse_seeds, to_dict
+from jaxsched.core.runs import (Checkpointer, config_hash, differing_keys, read_run_config, result_config,
+                                write_atomically)
+from jaxsched.core.signals import Interrupted, StopOnSignal, exit_status
 from jaxsched.core.unfinished import LEGEND, MARK, beats
 from jaxsched.errors import CheckpointError, ConfigError, UsageError
 from jaxsched.experiment import TrainConfig, load_train_config, train, train_config
 from jaxsched.registry import build
 
+CELL_FILE = "sweep_cell.json"  # in each cell: its swept values, seeds and identity (cell_record)
 SMOOTHING = 10  # iterations in the running mean of a training curve (time to reach a baseline)
 BOOTSTRAP_REPS = 2000
-
-
-def parse_seeds(text: str) -> list[int]:
-    """``a:b`` (a, ..., b - 1) or ``x,y,z``."""
-    try:
-        if ":" in text:
-            low, high = (int(part) for part in text.split(":"))
-            seeds = list(range(low, high))
-        else:
-            seeds = [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise UsageError(f"--seeds {text!r}: expected a:b or a,b,c") from None
-    if not seeds or len(set(seeds)) != len(seeds):
-        raise UsageError(f"--seeds {text!r}: expected a non-empty set of distinct integers")
-    return seeds
 
 
 def parse_grid(texts: list[str]) -> list[tuple[str, list]]:
@@ -116,6 +114,63 @@ def plan(config_path: Path, seeds: list[int], grid: list[tuple[str, list]]) -> l
             raise UsageError("a sweep compares held-out evaluations: eval_jobsets must be >= 1")
         cells.append((cell_name(index, values), values, config))
     return cells
+
+
+def cell_record(values: dict, seeds: list[int], config: TrainConfig) -> dict:
+    """What ``sweep_cell.json`` holds: the swept values, the seeds, and the cell's identity, the resolved
+    config that decides its numbers (:func:`jaxsched.core.runs.result_config`) and its hash."""
+    resolved = to_dict(config)
+    return {"values": values, "seeds": seeds, "config_hash": config_hash(resolved), "config": result_config(resolved)}
+
+
+def _recorded_identity(run_dir: Path) -> tuple[str | None, dict | None, dict | None]:
+    """(hash, result config, ``sweep_cell.json``) a cell directory records; a cell of an older sweep has
+    no hash, and its config is its ``config.json``'s (None before its training started)."""
+    path = run_dir / CELL_FILE
+    record = json.loads(path.read_text()) if path.exists() else None
+    if record and "config_hash" in record:
+        return record["config_hash"], record.get("config"), record
+    if (run_dir / "config.json").exists():
+        try:
+            resolved = to_dict(train_config(read_run_config(run_dir)))
+        except (ConfigError, CheckpointError) as error:
+            raise UsageError(f"{run_dir}: its config cannot be read ({error})") from None
+        return config_hash(resolved), result_config(resolved), record
+    return None, None, record
+
+
+def check_sweep_directory(out: Path, cells: list[tuple[str, dict, TrainConfig]], seeds: list[int]) -> None:
+    """Refuses (``UsageError``, one line) an ``out`` that is a training run's folder, or whose cells were
+    run with another config than this sweep's cell of the same number (another base config, grid or
+    seeds: its results would be reported as this sweep's). Cells of older sweeps, which record no hash,
+    are compared by their ``config.json``."""
+    if (out / "config.json").exists() or (out / "checkpoints").is_dir():
+        raise UsageError(f"{out} is a training run's folder (config.json, checkpoints/); give the sweep another --out")
+    planned = {_cell_number(name): (name, values, config) for name, values, config in cells}
+    for run_dir in sorted((out / "cells").glob("cell*")):
+        if not run_dir.is_dir():
+            continue
+        number = _cell_number(run_dir.name)
+        if number not in planned:
+            raise UsageError(f"{out} holds another sweep: {run_dir.name} is not one of this sweep's {len(cells)} "
+                             "cell(s); give another --out")
+        name, values, config = planned[number]
+        recorded_hash, recorded, record = _recorded_identity(run_dir)
+        resolved = to_dict(config)
+        if recorded_hash is not None:
+            differing = [] if recorded_hash == config_hash(resolved) else \
+                differing_keys(recorded or {}, result_config(resolved)) or ["(its config)"]
+        elif record is not None:  # planned by an older sweep, not started
+            differing = differing_keys(record.get("values", {}), values) + \
+                ([] if record.get("seeds") == seeds else ["seeds"])
+        else:
+            continue
+        if differing:
+            raise UsageError(f"{out} holds a sweep run with another config: its {number} differs in "
+                             f"{', '.join(differing)}; give another --out")
+        if run_dir.name != name:
+            raise UsageError(f"{out}/cells/{run_dir.name} is this sweep's {name} with its values written otherwise; "
+                             "write them as before or give another --out")
 
 
 def run_cell(config: TrainConfig, run_dir: Path, log=print) -> str:
@@ -178,7 +233,7 @@ def summary_rows(out: Path, grid_keys: list[str]) -> list[dict]:
         policies = json.loads((run_dir / "eval.json").read_text())["policies"]
         baselines = [name for name in policies if not name.startswith("trained-")]
         curves = _metrics_by_seed(run_dir, headline.train_metric)
-        swept = json.loads((run_dir / "sweep_cell.json").read_text())["values"]
+        swept = json.loads((run_dir / CELL_FILE).read_text())["values"]
         for seed in config.seeds:
             row = {**{key: _format(swept[key]) for key in grid_keys}, "seed": seed,
                    "run_dir": str(run_dir.relative_to(out))}
@@ -360,6 +415,7 @@ def main(argv=None) -> int:
         if not args.config.exists():
             raise UsageError(f"config file not found: {args.config}")
         cells = plan(args.config, seeds, grid)
+        check_sweep_directory(args.out, cells, seeds)
     except UsageError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -371,24 +427,32 @@ def main(argv=None) -> int:
                             "jaxsched.sweep", argv)
     mine = [cell for index, cell in enumerate(cells) if index % shards == shard]
     print(f"sweep: {len(cells)} cell(s) x {len(seeds)} seeds; this process runs {len(mine)} (shard {shard}/{shards})")
-    failed = []
+    failed, name = [], None
     try:
-        for number, (name, values, config) in enumerate(mine, start=1):
-            run_dir = args.out / "cells" / name
-            print(f"[{number}/{len(mine)}] {name}", flush=True)
-            run_dir.mkdir(parents=True, exist_ok=True)
-            (run_dir / "sweep_cell.json").write_text(json.dumps({"values": values, "seeds": seeds}, indent=1))
-            (run_dir / "failed.json").unlink(missing_ok=True)
-            try:
-                did = run_cell(config, run_dir)
-            except FloatingPointError as error:  # a diverged cell is a result: record it, run the others
-                (run_dir / "failed.json").write_text(json.dumps({"values": values, "error": str(error)}, indent=1))
-                failed.append(name)
-                did = f"FAILED ({error})"
-            print(f"[{number}/{len(mine)}] {name}: {did}", flush=True)
+        with StopOnSignal() as stop:  # between cells; a cell's training handles its own
+            for number, (name, values, config) in enumerate(mine, start=1):
+                if stop.requested:
+                    raise Interrupted(stop.signum, "between cells")
+                run_dir = args.out / "cells" / name
+                print(f"[{number}/{len(mine)}] {name}", flush=True)
+                run_dir.mkdir(parents=True, exist_ok=True)
+                write_atomically(run_dir / CELL_FILE, json.dumps(cell_record(values, seeds, config), indent=1))
+                (run_dir / "failed.json").unlink(missing_ok=True)
+                try:
+                    did = run_cell(config, run_dir)
+                except FloatingPointError as error:  # a diverged cell is a result: record it, run the others
+                    (run_dir / "failed.json").write_text(json.dumps({"values": values, "error": str(error)}, indent=1))
+                    failed.append(name)
+                    did = f"FAILED ({error})"
+                print(f"[{number}/{len(mine)}] {name}: {did}", flush=True)
     except (ConfigError, CheckpointError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except Interrupted as stopped:
+        sys.stdout.flush()
+        print(f"interrupted by {signal.Signals(stopped.signum).name} in {name} (its last iteration boundary saved); "
+              "the same sweep command continues the sweep", file=sys.stderr)
+        return stopped.exit_status
     if failed:
         print(f"error: {len(failed)} cell(s) diverged (failed.json in each): {', '.join(failed)}", file=sys.stderr)
     if not args.no_summary:
@@ -406,7 +470,7 @@ def swept_keys(out: Path) -> list[str]:
         if "seed" in header:
             return header[:header.index("seed")]
     keys = {}
-    for cell in sorted((out / "cells").glob("*/sweep_cell.json")):
+    for cell in sorted((out / "cells").glob(f"*/{CELL_FILE}")):
         keys.update(dict.fromkeys(json.loads(cell.read_text())["values"]))
     return list(keys)
 
@@ -450,11 +514,30 @@ def _run_workers(argv: list[str], args, cells, shard: int, shards: int) -> int:
         command = [sys.executable, "-m", "jaxsched.sweep", *base, "--shard", f"{shard + shards * k}/{shards * workers}",
                    "--no-summary"]
         children.append(subprocess.Popen(command, env=environment))
-    codes = [child.wait() for child in children]
+    with StopOnSignal() as stop:
+        codes = _wait_forwarding(children, stop)
+    if stop.requested:
+        print(f"interrupted by {signal.Signals(stop.signum).name}: the workers saved their cells' checkpoints "
+              "(the same sweep command continues it)", file=sys.stderr)
+        return exit_status(stop.signum)
     if any(code == 2 for code in codes):
         return 2
     _write_summary(args.out, parse_grid(args.axes), len(cells))
     return 1 if any(codes) else 0
+
+
+def _wait_forwarding(children: list[subprocess.Popen], stop: StopOnSignal) -> list[int]:
+    """The workers' exit codes; a signal the parent receives reaches each worker once, as SIGTERM (a
+    worker that also received it directly, as from Ctrl-C, ignores a second SIGTERM: it saves and stops)."""
+    forwarded = False
+    while any(child.poll() is None for child in children):
+        if stop.requested and not forwarded:
+            for child in children:
+                if child.poll() is None:
+                    child.send_signal(signal.SIGTERM)
+            forwarded = True
+        time.sleep(0.2)
+    return [child.returncode for child in children]
 
 
 if __name__ == "__main__":

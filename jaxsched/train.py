@@ -1,6 +1,6 @@
 """Train a learned scheduler: ``python -m jaxsched.train --config configs/X.yaml [key=value ...]``.
 
-    [--seeds 0,1,2]   several seeds in one process, vmapped (one compiled update for all seeds)
+    [--seeds 0:3]     several seeds in one process, vmapped (one compiled update for all seeds); a:b or a,b,c
     [--out DIR]       run directory (default: runs/<config name>)
     [--resume DIR]    continue a killed or finished run from its newest intact checkpoint
     [--from-step N]   with --resume: from the checkpoint of iteration N instead (later ones are deleted)
@@ -12,9 +12,13 @@
 The run directory receives ``config.json`` (the resolved config), ``metrics.csv`` (one row per
 iteration and seed), orbax checkpoints of the whole train state every ``checkpoint_every``
 iterations, ``eval.json`` (the trained policies and the heuristics on held-out instances) and plots.
-What runs is :func:`jaxsched.experiment.train`. In a multi-process run every process runs the same
-command (only ``--process-id`` differs); their devices form one mesh (``devices`` counts each
-process's devices) and process 0 writes the run directory, which must be on a shared file system.
+What runs is :func:`jaxsched.experiment.train`. SIGTERM (a batch scheduler's time limit) or SIGINT
+(Ctrl-C) saves a checkpoint at the next iteration boundary and exits with status 143 or 130 after one
+line; ``--resume`` then continues to the uninterrupted run's results bit for bit. A second SIGINT stops
+at once (the newest checkpoint is kept; :mod:`jaxsched.core.signals`). In a multi-process run every
+process runs the same command (only ``--process-id`` differs); their devices form one mesh
+(``devices`` counts each process's devices) and process 0 writes the run directory, which must be on
+a shared file system.
 """
 
 from __future__ import annotations
@@ -23,8 +27,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from jaxsched.core.config import parse_seeds
 from jaxsched.core.devices import join_spec, restart_for_devices
 from jaxsched.core.runs import read_run_config
+from jaxsched.core.signals import Interrupted
 from jaxsched.errors import CheckpointError, ConfigError, UsageError
 from jaxsched.experiment import load_train_config, train, train_config
 
@@ -37,7 +43,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m jaxsched.train", description=__doc__.splitlines()[0])
     parser.add_argument("--config", type=Path, help="YAML experiment config (see configs/)")
     parser.add_argument("overrides", nargs="*", help="key=value overrides, e.g. iterations=50 algo_options.lr=3e-4")
-    parser.add_argument("--seeds", help="comma list of seeds, trained together (vmapped)")
+    parser.add_argument("--seeds", help="seeds trained together (vmapped): a:b (a, ..., b - 1) or a,b,c")
     parser.add_argument("--out", type=Path, help="run directory (default runs/<config name>)")
     parser.add_argument("--resume", type=Path, help="continue the run in this directory")
     parser.add_argument("--from-step", type=int, metavar="N",
@@ -66,11 +72,7 @@ def main(argv=None) -> int:
     try:
         overrides = list(args.overrides)
         if args.seeds:
-            try:
-                seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
-            except ValueError:
-                raise ConfigError(f"--seeds must be comma-separated integers, got {args.seeds!r}") from None
-            overrides.append(f"seeds={seeds}")
+            overrides.append(f"seeds={parse_seeds(args.seeds)}")
         if args.allow_training_instances:
             overrides.append("allow_training_instances=true")
         if args.resume:
@@ -93,6 +95,10 @@ def main(argv=None) -> int:
     except FloatingPointError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
+    except Interrupted as stopped:
+        sys.stdout.flush()
+        print(stopped, file=sys.stderr)
+        return stopped.exit_status
     return 0
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from jaxsched.core.unfinished import LEGEND
+from jaxsched.errors import UsageError
 from jaxsched.envs.vm.episodes import draw_starts
 from jaxsched.evaluate import PER_JOB_COLUMNS, generated_instances, main, parse_range
 from jaxsched.registry import build
@@ -140,6 +141,20 @@ def test_demand_above_capacity_in_file(tmp_path, capsys):
     path.write_text("jobset,job,arrival,duration,res0,res1\n0,0,1,2,11,1\n")
     assert main(["--policies", "sjf", "--jobsets-file", str(path)]) == 2
     assert "line 2" in capsys.readouterr().err
+
+
+def test_seeds_read_the_same_in_every_command():
+    """One parser for train, evaluate and sweep: a:b or a,b,c."""
+    import jaxsched.evaluate
+    import jaxsched.sweep
+    import jaxsched.train
+    from jaxsched.core.config import parse_seeds
+
+    assert jaxsched.evaluate.parse_seeds is jaxsched.sweep.parse_seeds is jaxsched.train.parse_seeds is parse_seeds
+    assert parse_seeds("2:5") == parse_seeds("2,3,4") == [2, 3, 4]
+    for bad in ("5:2", "1,1", "a:b", "1:2:3", ""):
+        with pytest.raises(UsageError, match="--seeds"):
+            parse_seeds(bad)
 
 
 def test_parse_range():

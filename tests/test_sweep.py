@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import csv
+import json
+import shutil
+import signal
 
 import pytest
 
 import jaxsched.sweep as sweep
+from jaxsched.core.runs import config_hash, result_config
+from jaxsched.core.signals import Interrupted, StopOnSignal, exit_status
 from jaxsched.sweep import first_reaching, main, parse_grid, running_mean
 
 import numpy as np
@@ -98,6 +103,69 @@ def test_a_killed_cell_resumes_from_its_checkpoint(swept, capsys):
     assert (out / "summary.csv").read_bytes() == before
 
 
+def test_each_cell_records_its_resolved_config_and_hash(swept):
+    _, _, out = swept
+    for cell in (out / "cells").iterdir():
+        record = json.loads((cell / "sweep_cell.json").read_text())
+        resolved = json.loads((cell / "config.json").read_text())["config"]
+        assert record["config_hash"] == config_hash(resolved) and record["config"] == result_config(resolved)
+        assert record["config"]["algo_options"]["lr"] == record["values"]["algo_options.lr"]
+    assert config_hash({**resolved, "devices": "auto"}) == config_hash(resolved)  # how it runs, not what
+    assert config_hash({**resolved, "iterations": 3}) != config_hash(resolved)
+
+
+def _refused(argv, capsys) -> str:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    return err.strip()
+
+
+def test_another_base_config_grid_or_seeds_into_the_same_out_is_refused(swept, capsys):
+    root, argv, out = swept
+    before = {path: path.read_bytes() for path in out.rglob("*") if path.is_file()}
+    (root / "other.yaml").write_text(TINY.replace("iterations: 2", "iterations: 3").replace("num_rollouts: 2",
+                                                                                            "num_rollouts: 3"))
+    config = argv.index("--config") + 1
+    other_base = argv[:config] + [str(root / "other.yaml")] + argv[config + 1:]
+    assert _refused(other_base, capsys) == (f"error: {out} holds a sweep run with another config: its cell000 differs "
+                                            "in algo_options.num_rollouts, iterations; give another --out")
+    other_grid = [a if a != "algo_options.lr=1e-3,1e-2" else "algo_options.lr=1e-3,3e-3,1e-2" for a in argv]
+    assert "cell001 differs in algo_options.lr" in _refused(other_grid, capsys)
+    other_seeds = [a if a != "0:2" else "0:3" for a in argv]
+    assert "cell000 differs in seeds" in _refused(other_seeds, capsys)
+    fewer_cells = [a if a != "algo_options.lr=1e-3,1e-2" else "algo_options.lr=1e-3" for a in argv]
+    assert "is not one of this sweep's 1 cell(s)" in _refused(fewer_cells, capsys)
+    assert {path: path.read_bytes() for path in out.rglob("*") if path.is_file()} == before
+
+
+def test_a_training_runs_folder_is_refused(swept, capsys):
+    _, argv, out = swept
+    run = sorted((out / "cells").iterdir())[0]  # a cell is a training run
+    err = _refused(argv[:-1] + [str(run)], capsys)
+    assert err == f"error: {run} is a training run's folder (config.json, checkpoints/); give the sweep another --out"
+    assert not (run / "cells").exists()
+
+
+def test_cells_of_an_older_sweep_without_a_hash_are_checked_and_adopt_one(swept, tmp_path, capsys):
+    """Sweeps written before the hash (results/sweep_*): their config.json tells the config."""
+    root, argv, out = swept
+    old = tmp_path / "old"
+    shutil.copytree(out, old)
+    for record_path in (old / "cells").glob("*/sweep_cell.json"):
+        record = json.loads(record_path.read_text())
+        record_path.write_text(json.dumps({"values": record["values"], "seeds": record["seeds"]}))
+    summary = (old / "summary.csv").read_bytes()
+    other_seeds = [a if a != "0:2" else "0,1,2" for a in argv[:-1]] + [str(old)]
+    assert "cell000 differs in seeds" in _refused(other_seeds, capsys)
+    assert main(argv[:-1] + [str(old)]) == 0
+    assert capsys.readouterr().out.count("finished before") == 2
+    for cell in (old / "cells").iterdir():
+        resolved = json.loads((cell / "config.json").read_text())["config"]
+        assert json.loads((cell / "sweep_cell.json").read_text())["config_hash"] == config_hash(resolved)
+    assert (old / "summary.csv").read_bytes() == summary
+
+
 @pytest.mark.parametrize("extra,message", [
     (["no_such_key=1,2"], "unknown config key"),
     (["algo_options.no_such=1"], "unknown config key"),
@@ -147,3 +215,39 @@ def test_a_diverged_cell_is_recorded_and_the_others_still_run(tmp_path, monkeypa
     failed = list((tmp_path / "out" / "cells").glob("*/failed.json"))
     assert len(failed) == 1 and "NaN" in failed[0].read_text()
     assert "1 cell(s) diverged" in capsys.readouterr().err
+
+
+def test_a_signal_stops_the_sweep_in_one_line_with_its_status(tmp_path, monkeypatch, capsys):
+    """The running cell saved its checkpoint (train's part: test_signals.py); the next cells do not start."""
+    (tmp_path / "tiny.yaml").write_text(TINY)
+    calls = []
+
+    def interrupted_cell(config, run_dir, log=print):
+        calls.append(run_dir.name)
+        raise Interrupted(signal.SIGTERM, "saved the checkpoint of iteration 1")
+
+    monkeypatch.setattr(sweep, "run_cell", interrupted_cell)
+    code = main(["--config", str(tmp_path / "tiny.yaml"), "--seeds", "0:1", "algo_options.lr=1e-3,1e-2",
+                 "--out", str(tmp_path / "out")])
+    assert code == 143 and len(calls) == 1
+    assert capsys.readouterr().err.strip() == (f"interrupted by SIGTERM in {calls[0]} (its last iteration boundary "
+                                               "saved); the same sweep command continues the sweep")
+
+
+def test_the_parent_of_workers_passes_a_signal_on_once():
+    class Worker:
+        def __init__(self):
+            self.signals, self.returncode = [], None
+
+        def poll(self):
+            return self.returncode
+
+        def send_signal(self, signum):
+            self.signals.append(signum)
+            self.returncode = exit_status(signum)
+
+    stop = StopOnSignal()
+    stop.signum = signal.SIGINT  # as the handler records it
+    workers = [Worker(), Worker()]
+    assert sweep._wait_forwarding(workers, stop) == [143, 143]
+    assert [w.signals for w in workers] == [[signal.SIGTERM], [signal.SIGTERM]]  # SIGTERM: never a second SIGINT

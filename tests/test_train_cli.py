@@ -2,12 +2,15 @@
 
 import csv
 import json
+import os
+import signal
 import time
 
 import numpy as np
 import pytest
 
 from jaxsched import experiment as experiment_mod
+from jaxsched import train as train_cli
 from jaxsched.core.config import build_config
 from jaxsched.core.runs import Checkpointer, CheckpointError
 from jaxsched.experiment import TrainConfig, train
@@ -60,6 +63,73 @@ def test_resume_after_interruption_matches_uninterrupted(full_run, tmp_path):
     assert main(["--resume", str(out), "iterations=4"]) == 0
     assert read_metrics(out / "metrics.csv") == read_metrics(full_run / "metrics.csv")
     assert json.loads((out / "eval.json").read_text()) == json.loads((full_run / "eval.json").read_text())
+
+
+def test_sigint_saves_at_the_next_boundary_and_resumes_to_the_uninterrupted_run(full_run, tmp_path, monkeypatch,
+                                                                                capsys):
+    """Ctrl-C mid-run: a checkpoint at the boundary reached (checkpoint_every alone would save none
+    before the end), one line, status 130; the resume then gives full_run's numbers and policies.
+    (The command-line process and SIGTERM: test_signals.py.)"""
+    real = experiment_mod.Experiment.make_chunk
+
+    def interrupted(self, length):
+        chunk = real(self, length)
+
+        def run_chunk(states):
+            os.kill(os.getpid(), signal.SIGINT)  # arrives while the first chunk runs
+            return chunk(states)
+        return run_chunk
+
+    monkeypatch.setattr(experiment_mod.Experiment, "make_chunk", interrupted)
+    config = tmp_path / "tiny.yaml"
+    config.write_text(json.dumps({**TINY, "iterations": 4, "checkpoint_every": 4, "checkpoint_minutes": 0}))
+    out = tmp_path / "run"
+    assert main(["--config", str(config), "--out", str(out)]) == 130
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.strip() and not line.startswith("train:")]  # not the bar's
+    assert "Traceback" not in err and lines == [f"interrupted by SIGINT: saved the checkpoint of iteration 2 in {out}; "
+                                                f"continue with python -m jaxsched.train --resume {out}"]
+    assert Checkpointer(out).steps() == [2] and not (out / "eval.json").exists()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handlers are given back
+    monkeypatch.setattr(experiment_mod.Experiment, "make_chunk", real)
+    assert main(["--resume", str(out)]) == 0
+    assert read_metrics(out / "metrics.csv") == read_metrics(full_run / "metrics.csv")
+    assert json.loads((out / "eval.json").read_text()) == json.loads((full_run / "eval.json").read_text())
+
+
+def test_a_signal_before_training_starts_saves_nothing_and_says_so(tmp_path, monkeypatch, capsys):
+    """Before the initial states (behaviour cloning can take minutes) there is nothing to save."""
+    monkeypatch.setattr(experiment_mod, "sync_processes", lambda *_: os.kill(os.getpid(), signal.SIGTERM))
+    config = tmp_path / "tiny.yaml"
+    config.write_text(json.dumps(TINY))
+    out = tmp_path / "run"
+    assert main(["--config", str(config), "--out", str(out)]) == 143
+    assert capsys.readouterr().err.strip() == ("interrupted by SIGTERM: before training started (nothing to save); "
+                                               "the same command starts it")
+    assert not (out / "config.json").exists() and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_seeds_take_a_range_or_a_list(tmp_path, monkeypatch, capsys):
+    """``--seeds`` reads as in evaluate and sweep (one parser); what trains is the list."""
+    trained = []
+    monkeypatch.setattr(train_cli, "train", lambda config, out, **kwargs: trained.append(config.seeds))
+    config = tmp_path / "tiny.yaml"
+    config.write_text(json.dumps(TINY))
+    for seeds in ("0:3", "0,1,2", "2:5"):
+        assert main(["--config", str(config), "--out", str(tmp_path / "out"), "--seeds", seeds]) == 0
+    assert trained == [[0, 1, 2], [0, 1, 2], [2, 3, 4]]
+    assert main(["--config", str(config), "--seeds", "3:1"]) == 2
+    assert capsys.readouterr().err.strip() == "error: --seeds '3:1': expected a non-empty set of distinct integers"
+
+
+def test_an_empty_config_file_is_an_error(tmp_path, capsys):
+    for text in ("", "# only a comment\n", "{}\n"):
+        config = tmp_path / "empty.yaml"
+        config.write_text(text)
+        assert main(["--config", str(config), "--out", str(tmp_path / "out")]) == 2
+        assert capsys.readouterr().err.strip() == f"error: {config} is empty: give at least one key (see configs/), " \
+                                                  "or no config file"
+    assert not (tmp_path / "out").exists()
 
 
 def test_resume_refuses_a_different_config(full_run, tmp_path, capsys):
@@ -132,15 +202,24 @@ def test_bad_yaml(tmp_path, capsys):
     assert "not valid YAML" in capsys.readouterr().err
 
 
-def test_evaluate_accepts_checkpoint(full_run, tmp_path):
+def test_evaluate_accepts_checkpoint(full_run, tmp_path, capsys):
+    """Every seed by default, each named; ``--seed-index`` one, as ``checkpoint`` (what it was before)."""
     from jaxsched.evaluate import main as evaluate_main
 
-    summary = tmp_path / "s.json"
+    every, one = tmp_path / "every.json", tmp_path / "one.json"
     assert evaluate_main(["--checkpoint", str(full_run), "--policies", "sjf,checkpoint,checkpoint-sampled",
-                          "--jobsets", "2", "--summary", str(summary)]) == 0
-    stats = json.loads(summary.read_text())
-    assert {"sjf", "checkpoint", "checkpoint-sampled"} == set(stats)
-    assert stats["checkpoint"]["jobs"] == stats["sjf"]["jobs"]
+                          "--jobsets", "2", "--summary", str(every)]) == 0
+    printed = capsys.readouterr().out
+    stats = json.loads(every.read_text())
+    assert set(stats) == {"sjf", "checkpoint-s0", "checkpoint-s0-sampled", "checkpoint-s1", "checkpoint-s1-sampled"}
+    assert stats["checkpoint-s1"]["jobs"] == stats["sjf"]["jobs"]
+    assert "seed 0 as checkpoint-s0, checkpoint-s0-sampled, seed 1 as checkpoint-s1, checkpoint-s1-sampled" in printed
+    assert evaluate_main(["--checkpoint", str(full_run), "--seed-index", "1", "--policies", "checkpoint",
+                          "--jobsets", "2", "--summary", str(one)]) == 0
+    assert "seed 1 as checkpoint, checkpoint-sampled (--seed-index 1 of seeds 0, 1)" in capsys.readouterr().out
+    assert json.loads(one.read_text()) == {"checkpoint": stats["checkpoint-s1"]}  # the same policy, the same numbers
+    assert evaluate_main(["--checkpoint", str(full_run), "--seed-index", "2"]) == 2
+    assert "error: --seed-index 2: the run has 2 seed(s) (0, 1); expected 0 .. 1" in capsys.readouterr().err
 
 
 def test_evaluate_checkpoint_over_loads(full_run, tmp_path):

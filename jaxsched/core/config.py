@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from jaxsched.errors import ConfigError
+from jaxsched.errors import ConfigError, UsageError
 
 
 _FLOAT_LITERAL = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
@@ -109,9 +109,11 @@ def load_config(cls, path: str | Path | None, overrides: list[str] = (), migrate
         if not path.exists():
             raise ConfigError(f"config file not found: {path}")
         try:
-            values = yaml.safe_load(path.read_text()) or {}
+            values = yaml.safe_load(path.read_text())
         except yaml.YAMLError as error:
             raise ConfigError(f"{path}: not valid YAML: {error}") from None
+        if values is None or values == {}:  # an empty file would run every default without a word
+            raise ConfigError(f"{path} is empty: give at least one key (see configs/), or no config file")
         if not isinstance(values, dict):
             raise ConfigError(f"{path}: the top level must be a mapping of keys to values")
     return build_config(cls, values, overrides, migrate)
@@ -119,3 +121,18 @@ def load_config(cls, path: str | Path | None, overrides: list[str] = (), migrate
 
 def to_dict(config) -> dict:
     return dataclasses.asdict(config)
+
+
+def parse_seeds(text: str) -> list[int]:
+    """``--seeds`` of every command: ``a:b`` (a, ..., b - 1) or ``a,b,c``; distinct integers, at least one."""
+    try:
+        if ":" in text:
+            low, high = (int(part) for part in text.split(":"))
+            seeds = list(range(low, high))
+        else:
+            seeds = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise UsageError(f"--seeds {text!r}: expected a:b (a, ..., b - 1) or a,b,c") from None
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise UsageError(f"--seeds {text!r}: expected a non-empty set of distinct integers")
+    return seeds

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import gc
+import hashlib
 import json
 import logging
 import sys
@@ -212,6 +213,13 @@ def _all_finite(tree) -> bool:
                if np.issubdtype(np.asarray(x).dtype, np.inexact))
 
 
+def write_atomically(path: Path, text: str) -> None:
+    """``path`` holding ``text``, written beside it and renamed: a kill leaves the old file or the new one."""
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text)
+    temporary.replace(path)
+
+
 def write_run_config(run_dir: Path, config: dict) -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.json").write_text(json.dumps({"format": FORMAT_VERSION, "config": config}, indent=1))
@@ -225,6 +233,33 @@ def read_run_config(run_dir: Path) -> dict:
     if data.get("format") != FORMAT_VERSION:
         raise CheckpointError(f"{path}: checkpoint format {data.get('format')} is not {FORMAT_VERSION}")
     return data["config"]
+
+
+RESULT_NEUTRAL_KEYS = ("devices", "checkpoint_minutes")  # how a run is executed, not what it computes
+
+
+def result_config(resolved: dict) -> dict:
+    """A resolved config (``to_dict``) without :data:`RESULT_NEUTRAL_KEYS`: what decides a run's numbers
+    (the same run on another machine, saving more often, is the same run)."""
+    return {key: value for key, value in resolved.items() if key not in RESULT_NEUTRAL_KEYS}
+
+
+def config_hash(resolved: dict) -> str:
+    """sha256 of :func:`result_config` of ``resolved``, written canonically (sorted keys)."""
+    text = json.dumps(result_config(resolved), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def differing_keys(a: dict, b: dict, prefix: str = "") -> list[str]:
+    """The keys, dotted into nested mappings (``algo_options.lr``), whose values differ between ``a`` and ``b``."""
+    keys = []
+    for key in sorted(set(a) | set(b), key=str):
+        left, right = a.get(key), b.get(key)
+        if isinstance(left, dict) and isinstance(right, dict):
+            keys += differing_keys(left, right, f"{prefix}{key}.")
+        elif key not in a or key not in b or left != right:
+            keys.append(f"{prefix}{key}")
+    return keys
 
 
 def check_same_config(saved: dict, requested: dict, run_dir: Path) -> None:
@@ -271,8 +306,9 @@ class MetricsLog:
 
 def write_evaluation(out: Path, header: dict, summary: dict[str, dict], describe: Callable[[dict], str],
                      what: str, log=print) -> None:
-    """``eval.json`` (``header`` + the per-policy ``summary``) and one logged line per policy."""
-    (out / "eval.json").write_text(json.dumps({**header, "policies": summary}, indent=1))
+    """``eval.json`` (``header`` + the per-policy ``summary``) and one logged line per policy. The file
+    appears whole or not at all (a sweep takes a cell with an ``eval.json`` for finished)."""
+    write_atomically(out / "eval.json", json.dumps({**header, "policies": summary}, indent=1))
     width = max(len(name) for name in summary)
     log(f"held-out evaluation ({what}):")
     for name, stats in summary.items():
