@@ -12,9 +12,12 @@ try:  # a process started to join a multi-process run does so before anything st
 except JaxschedError as error:
     raise SystemExit(f"error: {error}") from None
 
-from jaxsched.registry import make, registered  # noqa: E402  (after joining: importing gymnax starts XLA)
+# after joining: importing gymnax starts XLA. Importing the registry registers every id with Gymnasium
+# ("jaxsched/deeprm-v1"), building nothing.
+from jaxsched.registry import env_ids, make, registered  # noqa: E402
 from jaxsched.gymnax_env import make_gymnax  # noqa: E402
 from jaxsched.gymnasium_env import make_gymnasium  # noqa: E402
+from jaxsched.vector_env import make_vec  # noqa: E402
 
-__all__ = ["make", "make_gymnasium", "make_gymnax", "registered"]
+__all__ = ["env_ids", "make", "make_gymnasium", "make_gymnax", "make_vec", "registered"]
 __version__ = "0.1.0"

@@ -130,6 +130,7 @@ class PackedStep:
         self.layout = WordLayout(self._episode(state, params, key))
         self.reset = jax.jit(self._reset)
         self.step = jax.jit(self._step, donate_argnums=0)
+        self.state = jax.jit(self._state)
 
     def _episode(self, state, params, key):
         return (state, params, key) if self.auto_reset else (state, params)
@@ -164,6 +165,7 @@ class PackedStep:
             (self._episode(state, params, key), obs, reward, terminated, truncated))
         return self.layout.pack(episode), self._out(obs, reward, terminated, truncated)
 
-    def state(self, packed):
-        """The env state held in ``packed`` (for inspection; not on the hot path)."""
+    def _state(self, packed):
+        """The env state held in ``packed`` (jitted as ``state``: for inspection and rendering; not on the
+        hot path)."""
         return self.layout.unpack(packed)[0]
