@@ -43,9 +43,17 @@ class Number:
     file: str
     read: Callable[[Path], str]
     given: bool = False
+    formats: Callable[[Path, str], str] | None = None  # (root, fmt) -> text: the same value in another format
 
     def text(self, root: Path) -> str:
         return self.read(root)
+
+    def to(self, fmt: str) -> "Number":
+        """The same value written with ``fmt`` (a prose page quoting a headline's 1.605 as 1.60, 9984 as 9,984)."""
+        if self.formats is None:
+            raise TypeError(f"a number of {self.file} has one format only")
+        formats = self.formats
+        return Number(self.file, lambda root: formats(root, fmt), self.given, formats)
 
 
 def _formatted(value: float, fmt: str) -> str:
@@ -88,23 +96,28 @@ def json_value(root: Path, file: str, path: str):
     return node
 
 
+def valued(file: str, value: Callable[[Path], float], fmt: str) -> Number:
+    """The value ``value(results_root)`` formatted with ``fmt`` (and with any other format by :meth:`Number.to`)."""
+    def formats(root: Path, form: str) -> str:
+        return _formatted(value(Path(root)), form)
+    return Number(file, lambda root: formats(root, fmt), formats=formats)
+
+
 def at(file: str, path: str, fmt: str = ".3f", scale: float = 1.0) -> Number:
     """The number at ``path`` of the JSON file ``file`` (times ``scale``), formatted with ``fmt``."""
-    return Number(file, lambda root: _formatted(float(json_value(root, file, path)) * scale, fmt))
+    return valued(file, lambda root: float(json_value(root, file, path)) * scale, fmt)
 
 
 def ratio(file: str, numerator: str, denominator: str, fmt: str = ".2f") -> Number:
     """``numerator / denominator``, two paths of the JSON file ``file``."""
-    def read(root: Path) -> str:
-        return _formatted(float(json_value(root, file, numerator)) / float(json_value(root, file, denominator)), fmt)
-    return Number(file, read)
+    return valued(file, lambda root: float(json_value(root, file, numerator)) / float(json_value(root, file, denominator)),
+                  fmt)
 
 
 def change(file: str, new: str, old: str, fmt: str = "+.0f") -> Number:
     """The relative change ``new / old - 1`` in percent, two paths of the JSON file ``file``."""
-    def read(root: Path) -> str:
-        return _formatted(100 * (float(json_value(root, file, new)) / float(json_value(root, file, old)) - 1), fmt)
-    return Number(file, read)
+    return valued(file, lambda root: 100 * (float(json_value(root, file, new)) / float(json_value(root, file, old)) - 1),
+                  fmt)
 
 
 def given(text: str, source: str) -> Number:
@@ -114,7 +127,31 @@ def given(text: str, source: str) -> Number:
 
 def computed(file: str, function: Callable[[Path], float], fmt: str = ".3f") -> Number:
     """Any value ``function(results_root)`` computes from ``file`` (and the files it names)."""
-    return Number(file, lambda root: _formatted(function(Path(root)), fmt))
+    return valued(file, function, fmt)
+
+
+def noted(file: str, pattern: str, group: int = 1) -> Number:
+    """A number a committed script or note under results/ records in its text (``pattern``'s ``group``), e.g. a
+    timing a device_run.sh wrote down beside its command."""
+    def read(root: Path) -> str:
+        try:
+            found = re.search(pattern, (Path(root) / file).read_text())
+        except FileNotFoundError:
+            raise NumberError(f"{file} does not exist") from None
+        if not found:
+            raise NumberError(f"{file}: no {pattern!r}")
+        return found.group(group)
+    return Number(file, read)
+
+
+def span(low: Number, high: Number) -> Number:
+    """``[low, high]``: two numbers quoted as one interval (e.g. a figure file's low and high ends)."""
+    return Number(low.file, lambda root: f"[{low.text(root)}, {high.text(root)}]")
+
+
+def part(count: Number, index: int) -> Number:
+    """One side of a ``k/n`` number (index 0: ``k``, 1: ``n``), for prose that writes "k of n"."""
+    return Number(count.file, lambda root: count.text(root).split("/")[index])
 
 
 # ---- CSV rows: a sweep's summary.csv and the like --------------------------------------------------------
@@ -164,16 +201,17 @@ def _single(values: np.ndarray) -> float:
 def seeds(file: str, name: str, stat: str = "iqm", fmt: str = ".3f", **where) -> Number:
     """``stat`` over the rows of the CSV ``file`` (one per seed) that match ``where``: iqm, mean, min, max,
     median, count, sum or value (all rows equal, e.g. a deterministic baseline)."""
-    def read(root: Path) -> str:
-        value = _STATS[stat](column(root, file, name, where))
-        return _formatted(int(value) if stat == "count" else float(value), "d" if stat == "count" else fmt)
-    return Number(file, read)
+    if stat == "count":
+        return Number(file, lambda root: _formatted(int(column(root, file, name, where).size), "d"))
+    return valued(file, lambda root: float(_STATS[stat](column(root, file, name, where))), fmt)
 
 
 def interval(file: str, name: str, fmt: str = ".3f", **where) -> Number:
     """The seeds' interval of ``name``'s IQM: ``[low, high]`` (the 95% CI) over >= 5 seeds, written
     ``[range low, high]`` under 5, so that no text calls three seeds' extremes a confidence interval."""
-    return Number(file, lambda root: seed_interval(column(root, file, name, where)).text(fmt))
+    def formats(root: Path, form: str) -> str:
+        return seed_interval(column(root, file, name, where)).text(form)
+    return Number(file, lambda root: formats(root, fmt), formats=formats)
 
 
 def finished(file: str, prefix: str = "final_sampled_", **where) -> Number:
@@ -306,7 +344,8 @@ def compare(where: str, template: str, numbers: dict[str, Number], text: str, ro
 
 
 # a quoted value: an interval ("[1.2, 1.3]", "[range 1.2, 1.3]"), a count ("466/466") or a number ("2.625",
-# "-19%", "45x", "1,843")
-VALUE = r"\[[^\]\[]*\]|\d+/\d+|[-+]?\d[\d,]*(?:\.\d+)?(?:x|%)?"
+# "-19%", "45x", "1,843"); a "-" right after a number or a marker joins a range ("1.47-1.49", "4<!--n:..-->-7x"),
+# so that both ends can be marked, and is no sign
+VALUE = r"\[[^\]\[]*\]|\d+/\d+|(?:(?<!-->)(?<![\d.])[-+])?\d[\d,]*(?:\.\d+)?(?:x|%)?"
 MARKER = re.compile(rf"(?P<value>{VALUE})<!--n:(?P<item>[\w.\-]+?)\.(?P<field>\w+)-->")
 HEADLINE = re.compile(r"<!--h:(?P<item>[\w.\-]+)-->(?P<text>.*?)<!--/h-->", re.S)

@@ -23,7 +23,8 @@ import numpy as np
 
 from jaxsched.core import stats
 from jaxsched.results_numbers import (Number, NumberError, at, change, column, computed, csv_rows, given, json_value,
-                                       seed_interval, seeds, sweep, sweep_summary)
+                                       noted, part, seed_interval, seeds, span, sweep,
+                                       sweep_summary)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -272,12 +273,12 @@ def _seeds_iqm(file: str, run: str, metric: str = "mean_slowdown", fmt: str = ".
 
 def _bench_row(file: str, key: str = "ratio", fmt: str = ".1f", **match) -> Number:
     """``key`` of the one row of ``file``'s ``rows`` whose columns equal ``match`` (a bench file)."""
-    def read(root) -> str:
+    def value(root) -> float:
         rows = [r for r in json_value(root, file, "rows") if all(r.get(k) == v for k, v in match.items())]
         if len(rows) != 1:
             raise NumberError(f"{file}: {len(rows)} rows with {match}")
-        return format(float(rows[0][key]), fmt)
-    return Number(file, read)
+        return float(rows[0][key])
+    return computed(file, value, fmt)
 
 
 def _vm_runs(folder: str, config: str, runs: dict[str, str], common: str = "") -> tuple[Step, ...]:
@@ -2660,5 +2661,236 @@ ITEMS: list[Item] = [
                  for policy in ("fifo", "edf", "sjf", "fairshare")},
     ),
 ]
+
+
+# ---- numbers the prose pages quote beside the headlines' (docs/results/*.md, docs/guide/*.md, results/README.md) --
+# A page may round a headline's number (1.605 as 1.60) or write it otherwise (9984 as 9,984): such a field is the
+# headline field's number in the page's format, named after it (``b1_r2``: b1 to two decimals).
+
+
+def _training_minutes(name: str) -> Callable:
+    """Minutes of training of the sweep ``name`` (its cells' metrics.csv ``wall_s`` of seed 0, the seeds vmapped)."""
+    def value(root) -> float:
+        files = sorted((root / name / "cells").glob("*/metrics.csv"))
+        if not files:
+            raise NumberError(f"{name}/cells/*/metrics.csv do not exist")
+        return sum(column(root, f.relative_to(root).as_posix(), "wall_s", {"seed": 0}).sum() for f in files) / 60
+    return value
+
+
+def _below_packer(file: str) -> Callable:
+    """How many scenarios of a transfer file the transferred agent's IQM is below Packer's on (all of them)."""
+    return lambda root: sum(entry["transferred_over_seeds"]["iqm"] < entry["packer"]["mean_slowdown"]
+                            for entry in json_value(root, file, "scenarios").values())
+
+
+_HEADLINED = {item.id: item for item in ITEMS}
+
+
+def _rounded(item_id: str, *keys: str, fmt: str = ".2f", suffix: str = "_r2") -> dict[str, Number]:
+    return {f"{key}{suffix}": _HEADLINED[item_id].numbers[key].to(fmt) for key in keys}
+
+
+def _cells_r2(item_id: str, *cells: str, kinds: tuple[str, ...] = ("", "_sjf")) -> dict[str, Number]:
+    return _rounded(item_id, *(f"{cell}{kind}" for cell in cells for kind in kinds))
+
+
+def _run_minutes(file: str) -> Callable:
+    """Minutes of training of one run (its metrics.csv ``wall_s`` of seed 0, summed)."""
+    return lambda root: column(root, file, "wall_s", {"seed": 0}).sum() / 60
+
+
+def _bc_accuracy(name: str, key: str, stat: str, fraction: bool = False) -> Number:
+    """``stat`` (min, max, mean) over a sweep's seeds of behaviour cloning's ``key`` (best_val_acc[_ties]), in %
+    (``fraction``: as a fraction, two decimals)."""
+    file = f"{name}/cells"
+
+    def value(root) -> float:
+        files = sorted((root / name / "cells").glob("*/behaviour_cloning.json"))
+        if not files:
+            raise NumberError(f"{name}/cells/*/behaviour_cloning.json do not exist")
+        values = [row[key] for f in files for row in json_value(root, f.relative_to(root).as_posix(), "")]
+        return (1 if fraction else 100) * {"min": min, "max": max, "mean": np.mean}[stat](values)
+    return computed(file, value, ".2f" if fraction else ".0f")
+
+
+def _each(name: str, cells: tuple[str, ...], index: int) -> Number:
+    """One side (0: seeds beating SJF, 1: seeds) of the ``k/n`` every one of ``cells`` of the sweep ``name`` shares,
+    for prose that writes "k of n seeds each"."""
+    parts = [sweep(name, stat="beating", cell=cell) for cell in cells]
+
+    def read(root) -> str:
+        texts = {number.text(root) for number in parts}
+        if len(texts) != 1:
+            raise NumberError(f"{name}: the cells {cells} differ ({sorted(texts)})")
+        return texts.pop().split("/")[index]
+    return Number(f"{name}/summary.csv", read)
+
+
+def _seed_count(file: str, run: str) -> Number:
+    """How many sampled seeds ``run`` has in a compare_runs summary."""
+    return computed(file, lambda root: len(_seed_rows(root, file, run)), "d")
+
+
+def _dispatch_span(kind: str, stat: str) -> Number:
+    """``stat`` (min, max) of bench_dispatch's ``kind`` rows (fan: independent kernels, chain: chained) in us."""
+    pick = {"min": min, "max": max}[stat]
+    return computed("bench_dispatch.json", lambda root: pick(
+        r["us_per_call"] for r in json_value(root, "bench_dispatch.json", "rows") if r["program"].startswith(f"{kind} ")),
+        ".0f")
+
+
+def _k_seed_gains(stat: str) -> Number:
+    """``stat`` (min, max) over the 3 seeds of Fig. 12's k = 3 set's scheduled length above k = 5's, in percent."""
+    first = K_SEED_RUNS["k3"][0][0]
+
+    def value(root) -> float:
+        gains = [100 * (float(json_value(root, k3, f"policies/{p3}/scheduled_length")) /
+                        float(json_value(root, k5, f"policies/{p5}/scheduled_length")) - 1)
+                 for (k3, p3), (k5, p5) in zip(K_SEED_RUNS["k3"], K_SEED_RUNS["k5_paper"])]
+        return _PICK[stat](gains)
+    return computed(first, value, ".0f")
+
+
+VM_AT_N = "vm_cvd_frag_impact_50pm_at_n.json"
+VM_K = "vm_cvd_frag_impact_k_50pm_ws0.5/{}/eval.json"
+VM_SYNTHETIC = ("vm_cvd_synthetic_300it/metrics.csv", "vm_dqn_synthetic_300it/metrics.csv")
+
+RECIPE_METRICS = "deeprm_paper_recipe_h200/paper_recipe/metrics.csv"
+BC_DEVICE_RUN = "deeprm_paper_recipe_bc_h200/device_run.sh"
+CNN_ON_GPU = r"~(\d+)-(\d+) s per iteration for 3 vmapped seeds"
+
+def _one_call_rate(family: str, size: int, load) -> Number:
+    """jaxsched's median steps/s in bench_env's one-step-per-Python-call row of ``family`` at ``size``, ``load``."""
+    def value(root) -> float:
+        rows = [r for r in json_value(root, "bench_env.json", "rows") if r["family"] == family and r["size"] == size
+                and r["load"] == load and r["workload"].endswith("one step per Python call")]
+        if len(rows) != 1:
+            raise NumberError(f"bench_env.json: {len(rows)} one-call rows of {family} at {size}, load {load}")
+        return rows[0]["jaxsched"]["median"]
+    return computed("bench_env.json", value, ",.0f")
+
+
+PROSE: dict[str, dict[str, Number]] = {
+    "mdp_ppo_deeprm": {policy: at(MDP_DEEPRM, f"deeprm_ppo/heldout/{policy}/mean_slowdown", ".2f")
+                       for policy in ("tetris", "packer", "random")},
+    "deeprm_load0.7_j20": {"greedy": at("deeprm_load0.7_j20/eval.json", "policies/trained-s0/mean_slowdown", ".2f"),
+                           **{policy: at("deeprm_load0.7_j20/eval.json", f"policies/{policy}/mean_slowdown", ".2f")
+                              for policy in ("tetris", "packer", "random")}},
+    "deeprm_paper_recipe_bc_h200": {"vmapped_low": noted(BC_DEVICE_RUN, CNN_ON_GPU, 1),
+                                    "vmapped_high": noted(BC_DEVICE_RUN, CNN_ON_GPU, 2)},
+    "bench_train": _rounded("bench_train", "paper_auto", "paper_one", fmt=".1f", suffix="_r1"),
+    "vm_synthetic_300it": {"seconds": computed(VM_SYNTHETIC[0], lambda root: sum(
+        column(root, file, "wall_s").sum() for file in VM_SYNTHETIC), ".0f")},
+    "vm_heuristics_frag_room": {"low_r0": _HEADLINED["vm_heuristics_frag_room"].numbers["low"].to(".0f")},
+    "vm_frag_impact_50pm": {
+        "at_n_pm_low": vm_table_gain(VM_AT_N, "trained", "pm_best_fit", "min", fmt=".0f"),
+        "at_n_pm_high": vm_table_gain(VM_AT_N, "trained", "pm_best_fit", "max", fmt=".0f"),
+        "at_n_room_low": vm_table_gain(VM_AT_N, "trained", "room_fit", "min", fmt=".1f", below=True),
+        "at_n_room_high": vm_table_gain(VM_AT_N, "trained", "room_fit", "max", fmt=".0f", below=True)},
+    "vm_cvd_frag_impact_k_50pm_ws0.5": {
+        "internal_over_bf": computed(VM_K.format("internal_top5"), lambda root: 100 * (
+            float(json_value(root, VM_K.format("internal_top5"), "policies/trained-s0/scheduled_length")) /
+            float(json_value(root, VM_K.format("bf_top5"), "policies/trained-s0/scheduled_length")) - 1), "+.0f"),
+        "k10_vs_full_r0": _HEADLINED["vm_cvd_frag_impact_k_50pm_ws0.5"].numbers["k10_vs_full"].to("+.0f")},
+    "vm_cvd_frag_impact_k_50pm_ws0.5_seeds": {"k3_over_k5_low": _k_seed_gains("min"),
+                                              "k3_over_k5_high": _k_seed_gains("max")},
+    "vm_planner": {"ci10_labelled": Number(_HEADLINED["vm_planner"].numbers["ci10"].file, lambda root: "[95% CI " + _HEADLINED[
+        "vm_planner"].numbers["ci10"].text(root)[1:])},
+    "bench_vm": _rounded("bench_vm", "rate", fmt=".0f", suffix="_r0"),
+    "bench_env": {"one_call_07": _one_call_rate("deeprm", 10, 0.7), "one_call_13": _one_call_rate("deeprm", 10, 1.3),
+                  **_rounded("bench_env", *(f"{kind}{m}" for kind in ("image", "ceiling") for m in (10, 20, 50)),
+                             fmt=".0f", suffix="_r0"),
+                  **{f"compact{batch}": _bench_row("bench_env.json", fmt=".0f", family="compact",
+                                                   workload=f"compact state, batch {batch}") for batch in (1024, 1)},
+                  **{f"vm{pms}_r0": _bench_row("bench_env.json", fmt=".0f", family="vm", size=pms,
+                                               workload="First-Fit, batch 1024") for pms in (20, 100, 200)},
+                  **{f"vm{pms}_call": _bench_row("bench_env.json", fmt=".2f", family="vm", size=pms,
+                                                 workload="First-Fit, one step per Python call") for pms in (20, 50)}},
+    "bench_dispatch": {f"{kind}_{stat}": _dispatch_span(kind, stat) for kind in ("fan", "chain") for stat in ("min", "max")},
+    "grid_tables": {"elastic1": at("grid/grid_tables.json", "elastic/ela-ora-1/interactive_W_mean", ".2f"),
+                    "seeds": at("grid/grid_tables.json", "rigid/rig-ora/interactive_W_over_seeds/n", ".0f"),
+                    "paper_elastic": given("0.96", "../shared/spec/grid.md (the paper's elastic interactive W, "
+                                                   "0.958-0.971)")},
+    "bench_grid": _rounded("bench_grid", "rate", fmt=".1f", suffix="_r1"),
+    "deeprm_bc_load0.7": {"training_minutes": computed("deeprm_bc_load0.7/metrics.csv",
+                                                       _run_minutes("deeprm_bc_load0.7/metrics.csv"), ".0f"),
+                          "below_sjf": computed("deeprm_bc_load0.7/eval.json", lambda root: 100 * (1 - float(json_value(
+                              root, "deeprm_bc_load0.7/eval.json", "policies/trained-s0-sampled/mean_slowdown")) / float(
+                              json_value(root, "deeprm_bc_load0.7/eval.json", "policies/sjf/mean_slowdown"))), ".0f"),
+                          "greedy": at("deeprm_bc_load0.7/eval.json", "policies/trained-s0/mean_slowdown", ".2f"),
+                          "greedy_left": _jobs_left("deeprm_bc_load0.7/eval.json", "policies/trained-s0"),
+                          "seconds_per_iteration": seeds("deeprm_bc_load0.7/metrics.csv", "wall_s", "median", ".1f",
+                                                         seed=0)},
+    "deeprm_bc_load1.1": {"training_minutes": computed("deeprm_bc_load1.1/metrics.csv",
+                                                       _run_minutes("deeprm_bc_load1.1/metrics.csv"), ".0f")},
+    "sweep_deeprm_slots_load0.7": {
+        "clone_ties_low": _bc_accuracy("sweep_deeprm_slots_load0.7", "best_val_acc_ties", "min"),
+        "clone_ties_high": _bc_accuracy("sweep_deeprm_slots_load0.7", "best_val_acc_ties", "max"),
+        **{f"clone_ties_{stat}_fraction": _bc_accuracy("sweep_deeprm_slots_load0.7", "best_val_acc_ties", stat,
+                                                       fraction=True) for stat in ("min", "max")},
+        "training_minutes": computed("sweep_deeprm_slots_load0.7/cells",
+                                     _training_minutes("sweep_deeprm_slots_load0.7"), ".0f")},
+    "sweep_deeprm_slots_load1.1": {"training_minutes": computed("sweep_deeprm_slots_load1.1/cells",
+                                                                _training_minutes("sweep_deeprm_slots_load1.1"), ".0f")},
+    "sweep_deeprm_bc_load0.7": {"clone_mean": _bc_accuracy("sweep_deeprm_bc_load0.7", "best_val_acc", "mean"),
+                                "clone_mean_fraction": _bc_accuracy("sweep_deeprm_bc_load0.7", "best_val_acc", "mean",
+                                                                    fraction=True)},
+    "deeprm2_mlp_bc_h200": {"seeds": _seed_count(DRM_MLP_BC, "mlp_bc_20x20")},
+    "deeprm2_fig3_h200": {"seeds": _seed_count(DRM2_FIG3.format("0.7"), "cnn_bc"),
+                          "it10": at(DRM2_FIG3.format("1.0"), "runs/cnn_bc/iterations", ".0f"),
+                          "margin07": computed(DRM2_FIG3.format("0.7"), lambda root: 100 * (1 - float(json_value(
+                              root, DRM2_FIG3.format("0.7"), "runs/cnn_bc/over_seeds/sampled/mean_slowdown/iqm")) / float(
+                              json_value(root, DRM2_FIG3.format("0.7"), "runs/cnn_bc/heldout/sjf/mean_slowdown"))), ".0f")},
+    "deeprm_paper_recipe_h200": {"seeds": _seed_count(DRM_RECIPE, "paper_recipe"),
+                                 "median_s": seeds(RECIPE_METRICS, "wall_s", "median", ".2f", seed=0),
+                                 "rate_k": computed(RECIPE_METRICS, lambda root: float(np.median(
+                                     column(root, RECIPE_METRICS, "steps_per_s"))) / 1e3, ".0f"),
+                                 "minutes": at(DRM_RECIPE, "runs/paper_recipe/train_wall_s", ".0f", scale=1 / 60)},
+    "mdp_swf": {"jobs_comma": _HEADLINED["mdp_swf"].numbers["jobs"].to(",.0f")},
+    "bench_event": _rounded("bench_event", "cost32", "cost1024", fmt=".0f", suffix="_r0"),
+    "sweep_mdp_sparse_reduced_3m": {**_rounded("sweep_mdp_sparse_reduced_3m", "iqm", "sjf", "packer"),
+                                    "training_minutes": computed("sweep_mdp_sparse_reduced_3m/cells",
+                                                                 _training_minutes("sweep_mdp_sparse_reduced_3m"), ".0f")},
+    "sweep_mdp_compact_3m": {**_rounded("sweep_mdp_compact_3m", "iqm"),
+                             "training_minutes": computed("sweep_mdp_compact_3m/cells",
+                                                          _training_minutes("sweep_mdp_compact_3m"), ".0f")},
+    "sweep_mdp_image_3m": _rounded("sweep_mdp_image_3m", "iqm", "ci"),
+    "sweep_mdp_image_3m_scenarios": {
+        **_rounded("sweep_mdp_image_3m_scenarios", *(f"{k}{n}" for n in ("10", "9", "8", "6") for k in ("b", "sr"))),
+        "seeds_per_scenario": sweep("sweep_mdp_image_3m_scenarios", stat="count", cell="cell000")},
+    "sweep_mdp_image_3m_small": _rounded("sweep_mdp_image_3m_small", "c1", "b1"),
+    "sweep_mdp_sparse_reduced_3m_scenarios": {
+        "beat_packer_k": part(_HEADLINED["sweep_mdp_sparse_reduced_3m_scenarios"].numbers["beat_packer"], 0),
+        "beat_packer_n": part(_HEADLINED["sweep_mdp_sparse_reduced_3m_scenarios"].numbers["beat_packer"], 1)},
+    "sweep_mdp_separate_critic_3m_scenarios": {
+        **_cells_r2("sweep_mdp_separate_critic_3m_scenarios", *(f"b{n}" for n in (1, 2, 3, 4, 5, 6, 8, 9, 10))),
+        **{f"won_each_{side}": _each("sweep_mdp_separate_critic_3m_scenarios",
+                                     tuple(SEPARATE_3M_CELLS[f"b{n}"] for n in (9, 2, 10, 8, 5, 4)), index)
+           for side, index in (("k", 0), ("n", 1))}},
+    "sweep_mdp_separate_critic_6m": {**_cells_r2("sweep_mdp_separate_critic_6m", "b1", "b3", "b6"),
+                                     "seeds": sweep("sweep_mdp_separate_critic_6m", stat="count", cell="cell000")},
+    "sweep_mdp_separate_critic_12m_bracis3": _rounded("sweep_mdp_separate_critic_12m_bracis3", "iqm", "sjf"),
+    "sweep_mdp_separate_critic_6m_bracis7": _rounded("sweep_mdp_separate_critic_6m_bracis7", "iqm", "m3"),
+    "sweep_mdp_separate_critic_6m_won": _cells_r2("sweep_mdp_separate_critic_6m_won", "b2", "b4", "b5", "b8", "b9",
+                                                  "b10", kinds=("", "_3m")),
+    "sweep_mdp_image_separate_critic_3m_scenarios": _rounded("sweep_mdp_image_separate_critic_3m_scenarios",
+                                                             "b1", "c1", "b1_sjf", "b2", "c2"),
+    "sweep_mdp_image_separate_critic_3m_bracis7": _rounded("sweep_mdp_image_separate_critic_3m_bracis7",
+                                                           "iqm", "compact"),
+    "sweep_mdp_image_separate_critic_3m_largest": _cells_r2("sweep_mdp_image_separate_critic_3m_largest",
+                                                            "b10", "b9", "b8", "b6", kinds=("", "_sjf")) | _rounded(
+        "sweep_mdp_image_separate_critic_3m_largest", "c10", "c9", "c8", "c6", "s10", "s9"),
+    "sweep_mdp_image_separate_critic_3m_mid": _rounded("sweep_mdp_image_separate_critic_3m_mid",
+                                                       "b5", "c5", "b4", "c4", "b3", "c3"),
+    "mdp_figures_3m": {**_rounded("mdp_figures_3m", "separate", "shared"),
+                       "separate_interval_r2": span(*_rounded("mdp_figures_3m", "separate_low", "separate_high").values())},
+    "mdp_transfer_3m_separate_critic": {
+        "below_packer": computed(MDP_TRANSFER_SEPARATE, _below_packer(MDP_TRANSFER_SEPARATE), "d"),
+        "scenarios": computed(MDP_TRANSFER_SEPARATE, lambda root: len(json_value(root, MDP_TRANSFER_SEPARATE,
+                                                                                  "scenarios")), "d")},
+}
+ITEMS = [dataclasses.replace(item, numbers={**item.numbers, **PROSE.get(item.id, {})}) for item in ITEMS]
+assert set(PROSE) <= set(_HEADLINED), set(PROSE) - set(_HEADLINED)
 
 BY_ID = {item.id: item for item in ITEMS}

@@ -104,3 +104,25 @@ def test_every_field_of_every_headline_reads():
         assert set(numbers.fields(item.headline)) <= set(item.numbers), item.id
         for name, number in item.numbers.items():
             assert number.text(RESULTS), (item.id, name)
+
+
+def test_both_ends_of_a_range_are_marked_and_a_sign_is_kept_elsewhere():
+    text = "costs 4<!--n:bench_event.cost32_r0-->-7<!--n:bench_event.cost1024_r0-->x, 1.47<!--n:a.b-->-1.49<!--n:a.c-->"
+    values = [m.group("value") for m in numbers.MARKER.finditer(text)]
+    assert values == ["4", "7", "1.47", "1.49"]
+    assert [m.group("value") for m in numbers.MARKER.finditer("down (-19<!--n:a.b-->%), +0.5<!--n:a.c-->")] == [
+        "-19", "+0.5"]
+    assert not reproduce.text_mismatches(text.split(", ")[0], "x.md", RESULTS)
+
+
+def test_a_page_quotes_a_headline_number_in_its_own_format():
+    path = "policies/trained-s0-sampled/mean_slowdown"
+    value = numbers.json_value(RESULTS, "deeprm_bc_load0.7/eval.json", path)
+    number = numbers.at("deeprm_bc_load0.7/eval.json", path)
+    assert number.text(RESULTS) == f"{value:.3f}" and number.to(".1f").text(RESULTS) == f"{value:.1f}"
+    assert numbers.part(numbers.given("3/8", "x"), 0).text(RESULTS) == "3"
+    assert numbers.span(numbers.given("1", "x"), numbers.given("2", "x")).text(RESULTS) == "[1, 2]"
+    with pytest.raises(TypeError):
+        numbers.given("1", "x").to(".1f")
+    assert BY_ID["sweep_mdp_sparse_reduced_3m"].numbers["packer_r2"].text(RESULTS) == format(
+        float(BY_ID["sweep_mdp_sparse_reduced_3m"].numbers["packer"].to(".17g").text(RESULTS)), ".2f")
