@@ -827,6 +827,59 @@ def vm_paper_table_outputs(name: str) -> tuple[str, ...]:
         tuple(f"{name}/fig9_expansion/trace.{ext}" for ext in ("json", "png"))
 
 
+def _trace_ppo(root, name: str, sampled: bool) -> list[float]:
+    """Held-out mean bounded slowdown of each trace-trained PPO seed in a trace_policy eval.json."""
+    policies = json_value(root, f"{name}/eval.json", "policies")
+    suffix = "-sampled" if sampled else ""
+    values = [row["mean_bounded_slowdown"] for key, row in policies.items()
+              if re.fullmatch(rf"ppo-s\d+{suffix}", key)]
+    if not values:
+        raise NumberError(f"{name}/eval.json: no ppo-s<seed>{suffix} rows")
+    return values
+
+
+def trace_policy_numbers(name: str) -> dict[str, Number]:
+    """The headline fields of a trace_policy study: PPO's IQM and interval over seeds (greedy and sampled),
+    the deployed rules it is measured against, and the held-out job count every row finished."""
+    file = f"{name}/eval.json"
+    numbers = {"seeds": computed(file, lambda root: len(_trace_ppo(root, name, False)), ".0f")}
+    for kind, sampled in (("greedy", False), ("sampled", True)):
+        numbers[kind] = computed(file, lambda root, s=sampled: stats.iqm(_trace_ppo(root, name, s)))
+        numbers[f"{kind}_ci"] = Number(file, lambda root, s=sampled: seed_interval(_trace_ppo(root, name, s)).text(".3f"))
+    for rule in ("f1+easy", "f1", "easy", "sjf-requested+easy", "unicep+easy", "fcfs"):
+        numbers[rule.replace("+", "_").replace("-", "_")] = at(file, f"policies/{rule}/mean_bounded_slowdown")
+    numbers["jobs"] = computed(file, lambda root: _every_row_finished(root, name), ".0f")
+    return numbers
+
+
+def _every_row_finished(root, name: str) -> int:
+    """The held-out job count, read only if every row of the study finished all its jobs (the headline says so)."""
+    policies = json_value(root, f"{name}/eval.json", "policies")
+    unfinished = [key for key, row in policies.items() if row["finished"] != row["jobs"]]
+    if unfinished:
+        raise NumberError(f"{name}/eval.json: {', '.join(unfinished)} leave jobs unfinished")
+    return policies["fcfs"]["jobs"]
+
+
+def trace_policy_item(name: str, trace: str, label: str, wall_s: float) -> Item:
+    return Item(
+        id=name,
+        paper=f"issue 53: PPO (compact state, event steps) trained on the first 70% of {label}'s jobs, "
+              "evaluated on the later disjoint windows beside the rules sites deploy (RLScheduler's protocol)",
+        steps=(Step(f"jaxsched.studies.trace_policy --trace {trace} --out {{out}}/{name} --seeds 0,1,2,3,4",
+                    quick="--quick"),),
+        outputs=(f"{name}/report.md", f"{name}/eval.json", f"{name}/learning_curve.png"),
+        wall_s=wall_s,
+        headline="{seeds} seeds, held-out mean bounded slowdown: PPO greedy IQM {greedy} {greedy_ci}, sampled "
+                 "{sampled} {sampled_ci}; best rule F1 + EASY {f1_easy} (F1 {f1}), SJF by requested time + EASY "
+                 "{sjf_requested_easy}, FCFS + EASY {easy}; every row finished {jobs}/{jobs} jobs",
+        numbers=trace_policy_numbers(name),
+        note="Kept: report.md, eval.json, learning_curve.png, run/config.json and run/metrics.csv; the per-job "
+             "CSV and the checkpoints are not kept (the command rewrites them). wall_s measured on a 2-core AMD "
+             "EPYC shared with other jobs (load 7-11).",
+    )
+
+
 ITEMS: list[Item] = [
     # ---- DeepRM (HotNets'16) and DeepRM2 -------------------------------------------------------------
     Item(
@@ -1339,6 +1392,8 @@ ITEMS: list[Item] = [
                                    lambda root: float(np.mean([s["best_val_acc_ties"] for s in json_value(
                                        root, "deeprm_off/cells/cell000/behaviour_cloning.json", "")])), ".2f")},
     ),
+    trace_policy_item("trace_policy_lublin", "dataset:lublin-256", "the Lublin-256 trace", 697),
+    trace_policy_item("trace_policy_ctc", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt", 962),
     Item(
         id="bench_env",
         paper="environment steps/s beside the reference simulators (DeepRM, sched-rl-gym, VMAgent), same jobs, one run",
