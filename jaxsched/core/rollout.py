@@ -114,9 +114,10 @@ def _evaluate(env, num_rollouts: int, policy: Partial, batched_params, key):
 def auto_reset_step(env, state, action, params, initial_state=None):
     """One step of a gymnax-style training loop that restarts finished episodes on the same jobset.
 
-    Unlike gymnax's ``step`` it builds the observation once (of the state the agent sees next),
-    not once for the stepped and once for the reset state. Pass ``initial_state`` (it depends only
-    on the params) to keep it out of the loop. Returns ``(obs, state, reward, done, info)``.
+    It builds the observation once (of the state the agent sees next), as the families' public
+    ``env.step`` now does too (:class:`jaxsched.core.observe_once.ObserveOnceStep`, timed against this
+    by ``python -m jaxsched.bench public-step``). Pass ``initial_state`` (it depends only on the params)
+    to keep it out of the loop. Returns ``(obs, state, reward, done, info)``.
     """
     if initial_state is None:
         initial_state = env.initial_state(params)

@@ -1,12 +1,12 @@
 """DeepRM: online multi-resource cluster scheduling as an MDP (Mao et al., HotNets'16).
 
-Exact semantics: ``../shared/spec/deeprm.md``. In one sentence: M visible job slots, a FIFO backlog,
+Exact semantics: ``docs/semantics/deeprm.md``. In one sentence: M visible job slots, a FIFO backlog,
 a T-row future-occupancy grid per resource; action i < M places slot i's job at its earliest fit in
 the horizon without advancing time, anything else ("move on") advances the clock one step, lets the
 new arrivals in and pays the reward. Jobs arriving when slots and backlog are full are *counted* as
 dropped (the reference loses them silently).
 
-The MDP-design options of Cunha and Chaimowicz (BRACIS'21; ``../shared/spec/mdp-variants.md``) are
+The MDP-design options of Cunha and Chaimowicz (BRACIS'21; ``docs/semantics/mdp-design.md``) are
 static constructor arguments of the same environment: ``observation="bracis"`` (the paper's compact
 state, whose length does not depend on the cluster size), ``stepping="event"`` (a semi-MDP that asks
 the agent only when a visible job fits now; ``info["elapsed_ticks"]`` says how much time passed),
@@ -18,7 +18,8 @@ width 11·np + 4 at M = 10 gives the paper's parameter counts) where DeepRM's dr
 The environment object holds only static configuration (shapes, reward and observation kinds);
 the jobset is data in ``EnvParams`` so one jobset can be replayed by N rollouts and ``vmap`` runs
 over jobsets. Gymnax contract: ``reset(key, params)`` / ``step(key, state, action, params)`` with
-auto-reset, returning gymnax 1.x's six values ``(obs, state, reward, terminated, truncated, info)``.
+auto-reset, returning gymnax 1.x's six values ``(obs, state, reward, terminated, truncated, info)``;
+the step observes once and restarts only finished copies (:mod:`jaxsched.core.observe_once`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import jax.numpy as jnp
 from gymnax.environments import environment, spaces
 
 from jaxsched.core.bitops import count_before
+from jaxsched.core.observe_once import ObserveOnceStep
 from jaxsched.core.rollout import select_fields
 from jaxsched.envs.deeprm.generator import Workload, generate
 from jaxsched.envs.deeprm.observations import bracis_vector, compact_vector, image_cells, refresh_image, render_image
@@ -49,7 +51,7 @@ SLOT_WIDTHS = ("max_job_size", "capacity")
 TICK_FIELDS = ("clock", "used", "slots", "backlog", "backlog_len", "dropped", "since_arrival", "at_submit")
 
 
-class DeepRM(EqualByConfiguration, environment.Environment[EnvState, EnvParams]):
+class DeepRM(EqualByConfiguration, ObserveOnceStep, environment.Environment[EnvState, EnvParams]):
     """The DeepRM cluster; also DeepRM_Off when the jobset arrives at t = 0 and has no backlog."""
 
     def __init__(
@@ -139,10 +141,6 @@ class DeepRM(EqualByConfiguration, environment.Environment[EnvState, EnvParams])
         return EnvParams(jobset=generate(jax.random.PRNGKey(0), workload), simu_len=workload.simu_len)
 
     # ------------------------------------------------------------------ dynamics
-    def reset_env(self, key: jax.Array, params: EnvParams) -> tuple[Observation, EnvState]:
-        state = self.initial_state(params)
-        return self.get_obs(state, params), state
-
     def initial_state(self, params: EnvParams) -> EnvState:
         """The state at t = 0: empty cluster, the jobs arriving at t = 0 admitted."""
         jobset = params.jobset
@@ -167,10 +165,6 @@ class DeepRM(EqualByConfiguration, environment.Environment[EnvState, EnvParams])
         if self.observation == "image":
             state = state.replace(image=image_cells(self, state))
         return state
-
-    def step_env(self, key: jax.Array, state: EnvState, action: Any, params: EnvParams):
-        state, reward, terminated, info = self.transition(state, action, params)
-        return self.get_obs(state, params), state, reward, terminated, info
 
     def transition(self, state: EnvState, action: Any, params: EnvParams):
         """The dynamics without the observation: ``(state, reward, terminated, info)``.

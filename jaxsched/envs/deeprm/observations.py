@@ -72,9 +72,11 @@ def _fixed_parts(env, image, state: EnvState):
 
 
 def image_cells(env, state: EnvState) -> jax.Array:
-    """uint8[T, W]: the image's 0/1 cells built whole (at reset); the last column stays 0."""
+    """uint8[T, W]: the image's 0/1 cells built whole (at reset); the last column stays 0. On a blank
+    image only the filled slots' blocks need drawing (a restart under ``vmap`` loops over as many slots
+    as its fullest copy fills, not over all M)."""
     image = jnp.zeros((env.horizon, env.image_width), jnp.uint8)
-    return refresh_image(env, image, jnp.ones_like(state.slots, bool), state)
+    return refresh_image(env, image, state.slots >= 0, state)
 
 
 def refresh_image(env, image, changed, state: EnvState) -> jax.Array:

@@ -1,6 +1,6 @@
 """A grid site as a discrete-event simulation (Perez et al., RL supervision with an Echo State Network).
 
-Semantics: ``../shared/spec/grid.md``. One site with identical cores and one shared queue; events are
+Semantics: ``docs/semantics/grid.md``. One site with identical cores and one shared queue; events are
 submission, dispatch and termination, time is int32 seconds. A **decision** happens whenever a core
 in service is free and a job waits (every termination, and an arrival to an idle core); the agent
 picks one of K candidate waiting jobs (below), which starts at once (greedy: a core never idles while a job
@@ -46,6 +46,7 @@ import jax
 import jax.numpy as jnp
 from gymnax.environments import environment, spaces
 
+from jaxsched.core.observe_once import ObserveOnceStep
 from jaxsched.envs.equality import EqualByConfiguration
 from jaxsched.envs.grid.types import (BATCH, INTERACTIVE, NEVER, NUM_CLASSES, PAPER_VO_SHARES, EnvParams, EnvState,
                                       Observation)
@@ -59,7 +60,7 @@ ARRIVAL_CHUNK = 16  # arrivals read at a time while advancing
 STATE_FEATURES = 6  # running work, time to a free core, backlog, idle cores, class means (2); then V VO shares
 
 
-class GridSite(EqualByConfiguration, environment.Environment[EnvState, EnvParams]):
+class GridSite(EqualByConfiguration, ObserveOnceStep, environment.Environment[EnvState, EnvParams]):
     """One grid site: a queue, ``num_cores`` cores (rigid) or an elastic pool; the agent picks jobs."""
 
     def __init__(self, num_cores: int = 81, num_candidates: int = 16, scan_width: int = 64,
@@ -121,10 +122,6 @@ class GridSite(EqualByConfiguration, environment.Environment[EnvState, EnvParams
         return EnvParams(jobs=generate(jax.random.PRNGKey(0), Workload(num_cores=self.num_cores), 200))
 
     # ------------------------------------------------------------------ dynamics
-    def reset_env(self, key: jax.Array, params: EnvParams) -> tuple[Observation, EnvState]:
-        state = self.initial_state(params)
-        return self.get_obs(state, params), state
-
     def initial_state(self, params: EnvParams) -> EnvState:
         """Empty site at time 0, advanced to the first decision (the first arrival)."""
         jobs = params.jobs
@@ -149,10 +146,6 @@ class GridSite(EqualByConfiguration, environment.Environment[EnvState, EnvParams
     @property
     def _ring_size(self) -> int:
         return self.estimate_window if self.runtime_model == "estimated" else 1
-
-    def step_env(self, key: jax.Array, state: EnvState, action: Any, params: EnvParams):
-        state, reward, terminated, info = self.transition(state, action, params)
-        return self.get_obs(state, params), state, reward, terminated, info
 
     def transition(self, state: EnvState, action: Any, params: EnvParams):
         """``(state, reward, terminated, info)``: dispatch the chosen job (and set the pool), then run the

@@ -1,6 +1,6 @@
 """VM placement on double-NUMA machines (VMAgent / CVD-RL): non-expansion and expansion scenarios.
 
-Semantics: ``../shared/spec/vm.md``. N physical machines (PMs) with two NUMA nodes each. The agent
+Semantics: ``docs/semantics/vm.md``. N physical machines (PMs) with two NUMA nodes each. The agent
 places one *create* request per step; deletes between two creates are applied automatically (a
 delete frees exactly what its create took; one whose create lies outside the trace window is a
 no-op). The episode ends when the next create fits nowhere or no create is left.
@@ -44,6 +44,7 @@ import jax
 import jax.numpy as jnp
 from gymnax.environments import environment, spaces
 
+from jaxsched.core.observe_once import ObserveOnceStep
 from jaxsched.envs.equality import EqualByConfiguration
 from jaxsched.envs.vm.trace import CREATE_EVENT, NO_EVENT, synthetic
 from jaxsched.envs.vm.types import EnvParams, EnvState, Observation
@@ -84,7 +85,7 @@ def mean_cpu_allocation(allocation_sum: jax.Array, placed: jax.Array, end_alloca
     return jnp.where(placed > 0, allocation_sum / jnp.maximum(placed, 1), end_allocation)
 
 
-class VmPlacement(EqualByConfiguration, environment.Environment[EnvState, EnvParams]):
+class VmPlacement(EqualByConfiguration, ObserveOnceStep, environment.Environment[EnvState, EnvParams]):
     """N double-NUMA PMs fed a window of a VM trace; the agent picks a NUMA (or PM) per create."""
 
     def __init__(self, num_pms: int = 5, reward: str = "placement"):
@@ -111,10 +112,6 @@ class VmPlacement(EqualByConfiguration, environment.Environment[EnvState, EnvPar
         return EnvParams(requests=synthetic(jax.random.PRNGKey(0), 200))
 
     # ------------------------------------------------------------------ dynamics
-    def reset_env(self, key: jax.Array, params: EnvParams) -> tuple[Observation, EnvState]:
-        state = self.initial_state(params)
-        return self.get_obs(state, params), state
-
     def initial_state(self, params: EnvParams) -> EnvState:
         """Empty cluster at the first create (earlier deletes are no-ops), warm-started if asked."""
         requests = params.requests
@@ -161,10 +158,6 @@ class VmPlacement(EqualByConfiguration, environment.Environment[EnvState, EnvPar
 
         active, mask = jax.lax.while_loop(overflowing, add_pms, (state.active, self.feasible(state, params)))
         return state.replace(active=active), mask
-
-    def step_env(self, key: jax.Array, state: EnvState, action: Any, params: EnvParams):
-        state, reward, terminated, info = self.transition(state, action, params)
-        return self.get_obs(state, params), state, reward, terminated, info
 
     def transition(self, state: EnvState, action: Any, params: EnvParams):
         """``(state, reward, terminated, info)``; deterministic (all randomness is in the trace)."""
