@@ -1,11 +1,15 @@
 """Learn a scheduling policy from a cluster's own log and compare it with the rules sites deploy.
 
-    python -m jaxsched.studies.trace_policy --trace FILE|dataset:NAME --out DIR [--quick] [--config YAML]
+    python -m jaxsched.studies.trace_policy --trace FILE|dataset:NAME --out DIR [--quick] [--config YAML] \
+        [--synthetic NAME|RUN_DIR[,...]]
 
 Trains PPO (``configs/studies/trace_ppo_compact.yaml``) on windows of consecutive jobs of the trace's
 first part (``env_options.train_fraction`` of its jobs, split at a submit time), then evaluates the
 trained policy (greedy, and sampled) and every HPC heuristic (:mod:`jaxsched.baselines.hpc`) on the
-windows tiling the later, held-out part (:mod:`jaxsched.envs.deeprm.trace_windows`). Writes into DIR:
+windows tiling the later, held-out part (:mod:`jaxsched.envs.deeprm.trace_windows`). ``--synthetic``
+adds agents trained on synthetic scenarios (a shipped policy of :mod:`jaxsched.pretrained`, e.g.
+``bracis7-ppo-6m``, or a run directory, every seed) as rows on the same windows: the question is
+whether learning from the log beats learning from a generator. Writes into DIR:
 
 - ``run/``: the training run (config.json with the split options, metrics.csv, checkpoints);
 - ``eval.json``: the split and both job ranges (``disjoint``), each policy's mean bounded slowdown
@@ -36,7 +40,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.tree_util import Partial
 
-from jaxsched import registry
+from jaxsched import pretrained, registry
+from jaxsched.algos import ALGORITHMS
 from jaxsched.baselines.hpc import LABELS
 from jaxsched.core.eval_curve import read_training_curve
 from jaxsched.core.plotting import learning_curve
@@ -56,6 +61,7 @@ DEFAULT_POLICIES = ("fcfs", "easy", "sjf-requested", "sjf-requested+easy", "sjf-
 QUICK = ("iterations=20", "chunk=10", "checkpoint_every=10", "algo_options.num_envs=8", "algo_options.num_steps=32",
          "algo_options.minibatch_size=64", "algo_options.update_epochs=4")
 AGENT = "ppo"
+SYNTHETIC = "synthetic"  # the row-name prefix of the synthetic-trained agents (--synthetic)
 
 
 def agent_names(seed: int) -> tuple[str, str]:
@@ -75,6 +81,133 @@ def family_registered():
     finally:
         if added:
             registry.FAMILIES.remove(trace_windows)
+
+
+@dataclasses.dataclass(frozen=True)
+class SyntheticAgent:
+    """One synthetic-trained agent's seed, as ``--synthetic`` evaluates it: its policies (observations
+    rescaled to its training scaling, :func:`adapt_observations`), the swf-compact variant its rows run
+    in (the study's, with the agent's own stepping) and what its label must say."""
+
+    name: str  # the greedy row's name; the sampled row adds "-sampled"
+    source: str  # the pretrained name or the run directory
+    env_name: str  # the registered env it was trained on
+    seed: int
+    greedy: object
+    sampled: object
+    stepping: str
+    notes: tuple[str, ...]  # how its evaluation differs from its training, for the label and eval.json
+    backlog_scale: float
+
+
+def bracis_backlog_index(env) -> int:
+    """The backlog-length feature's index in the bracis state (item 3 of
+    :func:`~jaxsched.envs.deeprm.observations.bracis_vector`: after the cluster and slot blocks)."""
+    return 2 * env.horizon * env.num_res + 7 * env.num_slots
+
+
+def _rescaled(policy, scale, key, obs):
+    return policy(key, obs.replace(features=obs.features * scale))
+
+
+def adapt_observations(policy, agent_env, trace_env, who: str):
+    """``(policy on trace_env's observations, backlog scale)``: the agent's policy fed trace_env's
+    bracis state rescaled to the agent's training scaling. Only the backlog length is normalised by a
+    size that differs between envs (the backlog holds the whole window here); every other feature is
+    normalised by the capacity, the time limit L or nothing, so it means the same on any cluster.
+    ``UsageError`` (one line) when the layouts cannot match."""
+    if agent_env.observation != "bracis" or trace_env.observation != "bracis":
+        raise UsageError(f"{who}: trained on the {agent_env.observation!r} observation; only the bracis (compact "
+                         f"MDP-design) state has a size independent of the cluster, and the trace env's is "
+                         f"{trace_env.observation!r}")
+    if agent_env.feature_shape() != trace_env.feature_shape():
+        shape = lambda e: f"{e.num_slots} slots, horizon {e.horizon}, {e.num_res} resource(s)"  # noqa: E731
+        raise UsageError(f"{who}: its state has {shape(agent_env)}, the trace env's {shape(trace_env)}: the layouts "
+                         "differ (set env_options num_slots / horizon to match)")
+    if agent_env.time_limit != trace_env.time_limit:
+        raise UsageError(f"{who}: normalises time by L = {agent_env.time_limit}, the trace env by L = "
+                         f"{trace_env.time_limit} (set env_options.time_limit to match)")
+    if agent_env.num_actions != trace_env.num_actions:
+        raise UsageError(f"{who}: {agent_env.num_actions} actions, the trace env {trace_env.num_actions}")
+    scale = np.ones(trace_env.feature_shape(), np.float32)
+    backlog_scale = max(trace_env.backlog_size, 1) / max(agent_env.backlog_size, 1)
+    scale[bracis_backlog_index(trace_env)] = backlog_scale
+    return Partial(_rescaled, policy, jnp.asarray(scale)), float(backlog_scale)
+
+
+def _agent_seeds(spec: str):
+    """``[(name, source, env name, seed, algo, algo config, env, params)]`` of a ``--synthetic`` entry."""
+    if spec in pretrained.names():
+        agent = pretrained.load(spec)
+        config = agent.config
+        return [(f"{SYNTHETIC}:{spec}", spec, config.env, agent.record["seed"], config.algo, config.algo_config(),
+                 agent.variant.env, agent.params)]
+    run = Path(spec)
+    if not (run / "config.json").exists():
+        raise UsageError(f"--synthetic {spec}: neither a pretrained policy ({', '.join(pretrained.names())}) nor a "
+                         "run directory (config.json)")
+    experiment, states = load_run(run)
+    config = experiment.config
+    trained_on = config.env  # another trace's agent (swf-compact) also runs here: a transfer between logs
+    if config.env == trace_windows.NAME:
+        trace = config.env_options.get("trace", trace_windows.VARIANTS[trace_windows.NAME]["trace"])
+        trained_on += f" windows of {trace}"
+    return [(f"{SYNTHETIC}:{run.name}-s{seed}", str(run), trained_on, seed, config.algo, experiment.algo,
+             experiment.variant.env, jax.tree.map(lambda x, i=index: x[i], states.params))
+            for index, seed in enumerate(config.seeds)]
+
+
+def load_synthetic(specs: list[str], variant) -> list[SyntheticAgent]:
+    """The ``--synthetic`` agents, checked against ``variant``'s env (every seed of a run directory)."""
+    agents = []
+    for spec in specs:
+        for name, source, env_name, seed, algo, algo_config, env, params in _agent_seeds(spec):
+            who = f"--synthetic {spec} ({env_name})"
+            policies = [ALGORITHMS[algo].policy_from(algo_config, env, params, greedy) for greedy in (True, False)]
+            if hasattr(policies[0], "initial_carry"):
+                raise UsageError(f"{who}: a recurrent policy; the trace env runs feed-forward policies")
+            (greedy, backlog_scale), (sampled, _) = (adapt_observations(p, env, variant.env, who) for p in policies)
+            notes = []
+            if (variant.env.runtime_model == "requested" and getattr(env, "runtime_model", "actual") == "actual"
+                    and not variant.facts["requested_times"].startswith("ABSENT")):
+                notes.append("trained where run times are known, here it sees requested times")
+            if env.stepping != variant.env.stepping:
+                notes.append(f"run with its own {env.stepping}-based steps (the study's are "
+                             f"{variant.env.stepping}-based)")
+            if backlog_scale != 1.0:
+                notes.append(f"backlog length scaled to its backlog of {env.backlog_size}")
+            agents.append(SyntheticAgent(name, source, env_name, seed, greedy, sampled, env.stepping, tuple(notes),
+                                         backlog_scale))
+    return agents
+
+
+def stepping_variants(agents: list[SyntheticAgent], env_options: dict, variant) -> dict:
+    """``{stepping: swf-compact variant}``: the study's, and one per other stepping the agents were
+    trained with (the same windows and dynamics; stepping only decides when a policy is asked)."""
+    variants = {variant.env.stepping: variant}
+    for agent in agents:
+        if agent.stepping not in variants:
+            variants[agent.stepping] = registry.build(trace_windows.NAME, **{**env_options, "stepping": agent.stepping})
+    return variants
+
+
+def evaluate_synthetic(agents: list[SyntheticAgent], variants: dict, episodes: int, key):
+    """``({row name: job table}, {row name: label}, eval.json's description)`` of the synthetic agents on
+    the held-out windows, each in the variant of its own stepping (:func:`stepping_variants`)."""
+    tables, labels, described = {}, {}, {}
+    for agent in agents:
+        mine = variants[agent.stepping]
+        batched, _ = mine.held_out()
+        tables[agent.name] = job_table(make_evaluator(mine.env, agent.greedy)(batched, key))
+        tables[f"{agent.name}-sampled"] = job_table(make_evaluator(mine.env, agent.sampled, episodes)(batched, key))
+        what = f"trained on {agent.env_name} ({agent.source}, seed {agent.seed})"
+        caveat = f"; {'; '.join(agent.notes)}" if agent.notes else ""
+        labels[agent.name] = f"{what}, greedy{caveat}"
+        labels[f"{agent.name}-sampled"] = f"{what}, sampled, {episodes} episodes per window{caveat}"
+        described[agent.name] = {"source": agent.source, "trained_on": agent.env_name, "seed": agent.seed,
+                                 "stepping": agent.stepping, "backlog_scale": agent.backlog_scale,
+                                 "differences": list(agent.notes)}
+    return tables, labels, described
 
 
 def _switch_policy(branches: tuple, index, key, obs):
@@ -141,7 +274,7 @@ def plot_curve(run_dir: Path, policies: dict, path: Path, title: str, seed: int)
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN iterations: no episode ended there
         series = {"PPO on training windows (mean over seeds)": np.nanmean(values, axis=0)}
     complete = {name: stats for name, stats in policies.items() if not stats["leaves_unfinished"]}
-    heuristics = [name for name in complete if not name.startswith(AGENT)]
+    heuristics = [name for name in complete if complete[name]["kind"] == "heuristic"]
     shown = {*agent_names(seed), "easy"}
     if heuristics:
         shown.add(min(heuristics, key=lambda name: complete[name]["mean_slowdown_steps"]))
@@ -166,6 +299,11 @@ def markdown(result: dict) -> str:
              f"PPO: {training['iterations']} iterations, {training['decisions']:,} decisions per seed, seeds "
              f"{', '.join(map(str, training['seeds']))}, {training['wall_s']:.0f} s of training (all seeds, compilation "
              f"included){' (--quick: a pipeline check, not a result)' if result['quick'] else ''}.",
+             *(["", f"Synthetic-trained agents (rows `{SYNTHETIC}:...`): "
+                + "; ".join(f"{name} from {d['source']}, trained on {d['trained_on']}"
+                            for name, d in result["synthetic"].items())
+                + ". They never saw this trace; their labels say where their evaluation differs from their "
+                  "training."] if result.get("synthetic") else []),
              "", f"Held-out windows: mean bounded slowdown (tau = {BSLD_TAU_SECONDS:g} s, true run times, waits on the "
                  "step grid) and mean wait over finished jobs.", "",
              "| policy | what it is | mean bounded slowdown | mean wait (s) | finished / jobs |", "|---|---|---|---|---|"]
@@ -196,6 +334,9 @@ def run_study(args) -> dict:
     with family_registered():
         variant = registry.build(trace_windows.NAME, **env_options)  # input errors before any training
         variant.check_baselines(names)
+        specs = [n.strip() for n in (args.synthetic or "").split(",") if n.strip()]
+        synthetic = load_synthetic(specs, variant)  # layout errors before any training
+        variants = stepping_variants(synthetic, env_options, variant)
         print(f"{variant.facts['trace']}: {variant.facts['training']['jobs']} training jobs, "
               f"{variant.num_held_out} held-out windows of {variant.window}; {variant.facts['requested_times']}")
         t0 = time.perf_counter()
@@ -216,9 +357,18 @@ def run_study(args) -> dict:
                                                    args.episodes)(batched, key))
         labels |= {greedy: f"PPO seed {seed}, greedy", sampled: f"PPO seed {seed}, sampled, {args.episodes} "
                                                                  "episodes per window"}
+    trained = set(tables) - set(names)
+    if synthetic:
+        print(f"evaluating {len(synthetic)} synthetic-trained agent(s) on the same windows...")
+    more, more_labels, described = evaluate_synthetic(synthetic, variants, args.episodes, key)
+    tables |= more
+    labels |= more_labels
+    kinds = {name: "heuristic" for name in names} | {name: "trace-trained" for name in trained} | \
+        {name: SYNTHETIC for name in more}
     policies, rows = {}, []
     for name, table in tables.items():
-        policies[name] = held_out_stats(table, batched, variant.quantum) | {"label": labels.get(name, name)}
+        policies[name] = held_out_stats(table, batched, variant.quantum) | {"label": labels.get(name, name),
+                                                                             "kind": kinds[name]}
         rows += job_rows(name, table, batched, starts, variant)
     metrics_decisions = int(config.iterations * config.algo_config().num_envs * config.algo_config().num_steps)
     facts = variant.facts
@@ -229,7 +379,7 @@ def run_study(args) -> dict:
                             "disjoint": facts["disjoint"] and bool(starts.min() >= variant.jobs.num_train)},
               "training": {"config": str(out / "run" / "config.json"), "iterations": config.iterations,
                            "seeds": config.seeds, "decisions": metrics_decisions, "wall_s": round(wall_s, 1)},
-              "quick": bool(args.quick), "legend": LEGEND, "policies": policies}
+              "synthetic": described, "quick": bool(args.quick), "legend": LEGEND, "policies": policies}
     out.mkdir(parents=True, exist_ok=True)
     (out / "eval.json").write_text(json.dumps(result, indent=1))
     (out / "report.md").write_text(markdown(result))
@@ -258,6 +408,10 @@ def main(argv=None) -> int:
                         help="what policies see as a job's length: requested (default) or actual")
     parser.add_argument("--policies", default=",".join(DEFAULT_POLICIES), help="heuristics to compare with")
     parser.add_argument("--episodes", type=int, default=4, help="sampled policy: episodes per held-out window")
+    parser.add_argument("--synthetic", metavar="NAME|RUN_DIR[,...]",
+                        help="agents trained elsewhere to evaluate on the same windows: pretrained names "
+                             "(python -m jaxsched.pretrained list, e.g. bracis7-ppo-6m) or run directories "
+                             "(a synthetic scenario's, or another trace's swf-compact run)")
     parser.add_argument("--seeds", type=lambda text: [int(s) for s in text.split(",")],
                         help="training seeds, comma-separated, trained together (default the config's)")
     args = parser.parse_args(argv)
