@@ -1,9 +1,12 @@
-"""Benchmarks: ``python -m jaxsched.bench env|train|vm|grid|dispatch|event|public-step``.
+"""Benchmarks: ``python -m jaxsched.bench env|train|vm|grid|dispatch|event|public-step|train-sb3``.
 
 ``env [--family deeprm,compact,vm] [--sizes 10,20,50] [--loads 1.3,0.7] [--pms 20,50,100,200] [--reference DIR]
-[--cpu-devices N] [--quick]``: the reference simulators of ``../shared/reference`` (``--reference``) and jaxsched
-in one process, on the same jobs, timed in turn; SJF schedules (VM: First-Fit placements) checked first (see
-:func:`bench_env`); the batched rows split over N XLA:CPU devices, default one per core.
+[--cpu-devices N] [--vector-sizes 1,8,64,256] [--vector-only] [--quick]``: the reference simulators of
+``../shared/reference`` (``--reference``) and jaxsched in one process, on the same jobs, timed in turn; SJF
+schedules (VM: First-Fit placements) checked first (see :func:`bench_env`); the batched rows split over N
+XLA:CPU devices, default one per core; then the "vector env, N copies per Python call" rows
+(:mod:`jaxsched.bench_vector`: ``make_vec``'s env stepped from Python against N reference envs stepped in a
+Python loop, as ``SyncVectorEnv`` does; both in one process pinned to one core).
 ``train [--devices 1,auto] [--config X.yaml key=value ...]``: seconds per training iteration on one
 device and on all (paper-size REINFORCE and CVD-RL at 50 PMs by default), each in its own process.
 ``vm [--num-pms 50,100] [--batch 1024] [--steps 200] [--trace FILE] [--cpu-devices N]``: VM placement
@@ -16,6 +19,8 @@ executor; :mod:`jaxsched.bench_dispatch`).
 study costs under ``vmap`` against a time-based one (:mod:`jaxsched.bench_event`).
 ``public-step [--batch 256]``: the public gymnax ``env.step`` (vmapped, auto-reset) against the internal
 transition + restart, one XLA device, interleaved (:mod:`jaxsched.bench_public_step`).
+``train-sb3 [--cores 1,2] [--sb3-decisions N] [--jax-decisions N]``: PPO training decisions/s, SB3 (torch CPU) on
+sched-rl-gym against jaxsched, same scenario, hyper-parameters and cores (:mod:`jaxsched.bench_sb3`).
 
 ``env`` reports steps per second of both simulators, excluding compilation, timed after
 ``block_until_ready``: a step is one SJF (VM: First-Fit) decision plus one transition (episode restarts
@@ -45,7 +50,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from jaxsched import bench_dispatch, bench_event
+from jaxsched import bench_dispatch, bench_event, bench_vector
+from jaxsched import bench_sb3
 from jaxsched.baselines.deeprm import make_heuristic
 from jaxsched.baselines.vm import best_fit, first_fit
 from jaxsched.bench_reference import (DEFAULT_REFERENCE, CompactReference, DeepRMReference, ReferenceMissing,
@@ -287,6 +293,8 @@ def sides(row: dict) -> str:
     devices = int(row.get("devices", 1))
     text = (f"jaxsched {plural(devices, 'core')} ({plural(devices, 'XLA:CPU device')}) vs reference 1 core "
             "(1 Python process)")
+    if row.get("cores", {}).get("how") == bench_vector.PINNED:
+        text += ", both in one process pinned to one core"
     return text + (f"; {COMPACT_JOBS}" if row.get("family") == "compact" else "")
 
 
@@ -494,11 +502,13 @@ def bench_vm_env(folder: Path, sizes, batch: int, steps: int, single_steps: int,
 
 
 def env_summary(rows: list[dict]) -> list[str]:
-    """One line per family: every row's ratio of medians."""
+    """One line per family: every row's ratio of medians (vector rows: per env-step)."""
     lines = []
     for family in dict.fromkeys(r["family"] for r in rows):
         parts = [f"{r['size_name']}={r['size']} load {r['load']} {r['workload']}: {r['ratio']:.2f}x "
-                 f"(jaxsched {plural(int(r.get('devices', 1)), 'core')} vs 1)" for r in rows if r["family"] == family]
+                 f"(jaxsched {plural(int(r.get('devices', 1)), 'core')} vs 1"
+                 f"{', load average %.1f' % r['load_average'][0] if 'load_average' in r else ''})"
+                 for r in rows if r["family"] == family]
         lines.append(f"{family} jaxsched / reference (medians; reference 1 core, 1 Python process"
                      + (f"; {COMPACT_JOBS}" if family == "compact" else "") + "): " + "; ".join(parts))
     return lines
@@ -509,8 +519,9 @@ def write_env_results(rows: list[dict], meta: dict, out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
     out.with_suffix(".md").write_text(env_markdown(rows, meta))
-    plot_env_scaling(rows, out.with_name(out.stem + "_scaling.png"))
-    print(f"wrote {out}, {out.with_suffix('.md')} and {out.with_name(out.stem + '_scaling.png')}")
+    plot = out.with_name(out.stem + "_scaling.png")
+    plot_env_scaling(rows, plot)
+    print(f"wrote {out} and {out.with_suffix('.md')}" + (f" and {plot}" if plot.exists() else ""))
 
 
 def env_markdown(rows: list[dict], meta: dict) -> str:
@@ -523,8 +534,31 @@ def env_markdown(rows: list[dict], meta: dict) -> str:
     lines = [f"| {r['family']} | {r['size_name']} = {r['size']} | {r['load']} | {r['workload']} | "
              f"{r['reference']['median']:,.0f} ({r['reference']['min']:,.0f}-{r['reference']['max']:,.0f}) | "
              f"{r['jaxsched']['median']:,.0f} ({r['jaxsched']['min']:,.0f}-{r['jaxsched']['max']:,.0f}) | "
-             f"{sides(r)} | {r['ratio']:.2f}x |" for r in rows]
-    return _markdown_page("Environment steps/s beside the reference simulators, one run", meta, header + lines)
+             f"{sides(r)} | {r['ratio']:.2f}x |" for r in rows if not r.get("vector")]
+    table = header + lines if lines else []
+    vector = [r for r in rows if r.get("vector")]
+    if vector:
+        table += ([""] if table else []) + vector_markdown(vector)
+    return _markdown_page("Environment steps/s beside the reference simulators, one run", meta, table)
+
+
+def vector_markdown(rows: list[dict]) -> list[str]:
+    """The "vector env, N copies per Python call" section (:mod:`jaxsched.bench_vector`): rates per env-step,
+    N, the cores of each side and the load average when the row was timed."""
+    lines = ["## Vector env, N copies per Python call", "",
+             "jaxsched: `make_vec`'s JaxschedVectorEnv stepped from Python, its batched numpy observation read by "
+             "the policy (DeepRM, compact: SJF; VM: the first action `action_masks()` allows); reference: N reference "
+             "envs stepped in a Python loop per call, as gymnasium.vector.SyncVectorEnv does, observations stacked. "
+             "Every copy's decisions checked against jaxsched's jitted heuristic step for step over an episode (whose "
+             "schedule is checked against the reference's) before timing. Steps/s per env-step.", "",
+             "| family | size | load | N | reference env-steps/s median (min-max) | "
+             "jaxsched env-steps/s median (min-max) | cores: jaxsched vs reference | load average | ratio |",
+             "|---|---|---|---:|---:|---:|---|---|---:|"]
+    lines += [f"| {r['family']} | {r['size_name']} = {r['size']} | {r['load']} | {r['copies']} | "
+              f"{r['reference']['median']:,.0f} ({r['reference']['min']:,.0f}-{r['reference']['max']:,.0f}) | "
+              f"{r['jaxsched']['median']:,.0f} ({r['jaxsched']['min']:,.0f}-{r['jaxsched']['max']:,.0f}) | "
+              f"{sides(r)} | {', '.join(f'{x:.2f}' for x in r['load_average'])} | {r['ratio']:.2f}x |" for r in rows]
+    return lines
 
 
 def _markdown_page(title: str, meta: dict, table: list[str]) -> str:
@@ -566,6 +600,7 @@ def plot_env_scaling(rows: list[dict], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    rows = [r for r in rows if not r.get("vector")]  # N copies, not the size: their own table
     families = [f for f in dict.fromkeys(r["family"] for r in rows)
                 if len({r["size"] for r in rows if r["family"] == f}) > 1]
     if not families:
@@ -619,15 +654,19 @@ def refuse_missing(missing: dict[str, str], folder: Path) -> int:
 
 def bench_env(families, folder: Path, sizes, loads, batch: int, steps: int, single_steps: int, repeats: int,
               window_s: float, check: int, seed: int, out: Path | None, pms=VM_PMS,
-              vm_window: int = VM_WINDOW, devices: int = 1) -> list[dict]:
+              vm_window: int = VM_WINDOW, devices: int = 1, vector: dict | None = None) -> list[dict]:
     """Every requested family's rows. Every family's reference is checked first: a missing one raises
     :class:`ReferenceMissing` before anything is timed (a bench that skips rows would pass unnoticed).
-    The batched rows split over ``devices`` local devices, the batch-1 and one-call rows run on one."""
+    The batched rows split over ``devices`` local devices, the batch-1 and one-call rows run on one.
+    ``vector``: ``{"copies": [N, ...], "slots": [M, ...], "pms": [...], "only": bool}``, the "vector env, N
+    copies per Python call" rows (:mod:`jaxsched.bench_vector`, in a process pinned to one core) after the
+    others (``only``: instead of them)."""
     missing = missing_references(families, folder)
     if missing:
         raise ReferenceMissing("; ".join(f"{family}: {why}" for family, why in missing.items()))
+    vector = vector or {"copies": []}
     rows = []
-    for family in families:
+    for family in ([] if vector.get("only") else families):
         if family == "deeprm":
             rows += bench_deeprm(folder / "deeprm", sizes, loads, batch, steps, single_steps, repeats,
                                  window_s, check, seed, devices)
@@ -637,6 +676,10 @@ def bench_env(families, folder: Path, sizes, loads, batch: int, steps: int, sing
         elif family == "vm":
             rows += bench_vm_env(folder / "vmagent", pms, batch, steps, single_steps, repeats, window_s, check,
                                  seed, vm_window, devices)
+    if vector["copies"]:
+        rows += bench_vector.run_pinned(dict(families=families, folder=str(folder), slots=vector["slots"], loads=loads,
+                                             pms=vector["pms"], copies_list=vector["copies"], repeats=repeats,
+                                             window_s=window_s, seed=seed, vm_window=vm_window))
     for line in env_summary(rows):
         print(line)
     if out is not None and rows:
@@ -658,6 +701,16 @@ def bench_env(families, folder: Path, sizes, loads, batch: int, steps: int, sing
                       f"deletes applied, double-NUMA when mem > 32 GB; the same {batch} windows of {vm_window} rows "
                       f"of the derived Huawei East-1 trace (start rows as vm-huawei draws them, seed {seed}); "
                       f"placements checked on {check} windows"}
+        if vector.get("only"):  # no batched rows ran
+            for key in ("batch", "steps_per_call", "batch_1_steps_per_call", "devices"):
+                meta.pop(key)
+        if vector["copies"]:
+            meta["vector"] = (f"N = {', '.join(map(str, vector['copies']))} copies per Python call; DeepRM image at M = "
+                              f"{', '.join(map(str, vector['slots']))} (the reference generator's first jobset, seed "
+                              f"{seed}), compact state, VM First-Fit at {', '.join(map(str, vector['pms']))} PMs (the first "
+                              f"window drawn, seed {seed}); every copy plays the same instance on both sides (compact: "
+                              "each side its own jobs); both sides in one process pinned to one core (jaxsched one "
+                              "XLA:CPU device, synchronous dispatch), timed in turn; rates per env-step; load average per row")
         write_env_results(rows, meta, out)
     return rows
 
@@ -1006,6 +1059,15 @@ def main(argv=None) -> int:
                      help="a smoke run: batch 8, 10 steps per call, one 0.2 s window per side, 2 checked jobsets")
     env.add_argument("--cpu-devices", type=int, default=usable_cores(),
                      help="XLA:CPU devices the batched rows split over (default: the cores this process may use)")
+    env.add_argument("--vector-sizes", default=",".join(map(str, bench_vector.VECTOR_SIZES)),
+                     help="the \"vector env, N copies per Python call\" rows: the copies N (default "
+                     f"{','.join(map(str, bench_vector.VECTOR_SIZES))}; with --quick "
+                     f"{','.join(map(str, bench_vector.VECTOR_SIZES_QUICK))}); 'none': no vector rows")
+    env.add_argument("--vector-slots", default=",".join(map(str, bench_vector.VECTOR_SLOTS)),
+                     help="DeepRM: the M of the vector rows (at every --loads)")
+    env.add_argument("--vector-pms", default=",".join(map(str, bench_vector.VECTOR_PMS)),
+                     help="VM: the numbers of PMs of the vector rows")
+    env.add_argument("--vector-only", action="store_true", help="only the vector rows")
     env.add_argument("--out", type=Path, default=Path("runs/bench_env.json"))
     train = sub.add_parser("train", help="seconds per training iteration on 1 device and on all (default: "
                            "paper-size REINFORCE and CVD-RL at 50 PMs)")
@@ -1063,10 +1125,13 @@ def main(argv=None) -> int:
     event.add_argument("--out", type=Path, default=Path("runs/bench_event.json"))
     from jaxsched import bench_public_step  # here: it imports this module's scans
     bench_public_step.add_parser(sub)
+    bench_sb3.add_parser(sub)
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
     if args.what == "public-step":
         return bench_public_step.run(args, parser)
+    if args.what == "train-sb3":
+        return bench_sb3.run(args, parser)
 
     def int_list(flag: str, text: str) -> list[int]:
         try:
@@ -1150,8 +1215,18 @@ def main(argv=None) -> int:
         except ValueError:
             parser.error(f"--loads must be comma-separated numbers, got {args.loads!r}")
         pms = int_list("--pms", args.pms) if args.pms else list(VM_PMS_QUICK if args.quick else VM_PMS)
+        vector_default = args.vector_sizes == ",".join(map(str, bench_vector.VECTOR_SIZES))
         if args.quick:
             args.batch, args.steps, args.single_steps, args.repeats, args.window, args.check = 8, 10, 20, 1, 0.2, 2
+            if vector_default:
+                args.vector_sizes = ",".join(map(str, bench_vector.VECTOR_SIZES_QUICK))
+        copies = [] if args.vector_sizes.strip().lower() == "none" else int_list("--vector-sizes", args.vector_sizes)
+        vector = {"copies": copies, "slots": int_list("--vector-slots", args.vector_slots),
+                  "pms": int_list("--vector-pms", args.vector_pms), "only": args.vector_only}
+        if min(copies + vector["slots"] + vector["pms"], default=1) < 1:
+            parser.error("--vector-sizes, --vector-slots and --vector-pms must be > 0")
+        if args.vector_only and not copies:
+            parser.error("--vector-only needs vector rows (--vector-sizes is 'none')")
         if min(args.batch, args.steps, args.single_steps, args.repeats, args.check, args.vm_window, *sizes, *pms) < 1 \
                 or args.window <= 0:
             parser.error("--batch, --steps, --single-steps, --repeats, --check, --window, --vm-window and every size "
@@ -1167,7 +1242,7 @@ def main(argv=None) -> int:
         devices = min(args.cpu_devices, len(jax.local_devices()))
         print(f"hardware: {_hardware()}; load average {os.getloadavg()[0]:.2f}; batched rows on {devices} device(s)")
         bench_env(families, args.reference, sizes, loads, args.batch, args.steps, args.single_steps, args.repeats,
-                  args.window, args.check, args.seed, args.out, pms, args.vm_window, devices)
+                  args.window, args.check, args.seed, args.out, pms, args.vm_window, devices, vector)
     return 0
 
 

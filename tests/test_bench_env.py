@@ -15,7 +15,7 @@ import jax
 import numpy as np
 import pytest
 
-from jaxsched import bench
+from jaxsched import bench, bench_vector
 from jaxsched.bench_reference import (DEFAULT_REFERENCE, REFERENCES, DeepRMReference, ReferenceMissing, VmReference,
                                       load_vmagent, write_vmagent_events)
 from jaxsched.core.rollout import make_evaluator
@@ -88,13 +88,16 @@ def test_the_ceiling_reads_the_image_every_step_and_moves_nothing_else():
 def test_quick_bench_writes_every_row_and_image_and_blind_figures_differ(tmp_path, capsys):
     out = tmp_path / "bench_env.json"
     assert bench.main(["env", "--family", "deeprm", "--sizes", str(M), "--loads", str(LOAD), "--quick",
+                       "--vector-sizes", "2", "--vector-slots", str(M), "--cpu-devices", "1",  # 1: no re-exec of pytest
                        "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "SJF schedules equal job for job on 2 jobsets" in printed
-    assert "deeprm jaxsched / reference (medians):" in printed
+    assert "deeprm jaxsched / reference (medians; reference 1 core" in printed
     rows = json.loads(out.read_text())["rows"]
     assert [r["workload"] for r in rows] == [w.format(batch=8) for w in bench.DEEPRM_WORKLOADS +
-                                             (bench.CEILING_WORKLOAD,)]
+                                             (bench.CEILING_WORKLOAD,)] + ["vector env, 2 copies per Python call"]
+    assert rows[-1]["cores"] == {"jaxsched": 1, "reference": 1, "how": bench_vector.PINNED}  # its own pinned process
+    rows = rows[:-1]
     assert rows[-1]["reference"] == rows[0]["reference"] and rows[-1]["ceiling_of"] == rows[0]["workload"]
     image, blind = rows[0], rows[1]
     assert image["reference"]["median"] != blind["reference"]["median"]
@@ -214,3 +217,64 @@ def test_the_ceiling_keeps_the_faster_layout_and_the_image_rows_reference():
     assert row["devices"] == 1 and row["jaxsched"]["median"] == 5000.0 and row["ratio"] == 50.0
     row = bench.ceiling_row(image_row, [FakeTimer(2000.0, 1), FakeTimer(3000.0, 2)], 2, 1.0, "ceiling")
     assert row["devices"] == 2 and row["ratio"] == 30.0 and row["ceiling_of"] == "image, batch 8"
+
+
+# ------------------------------------------------------------------- vector env, N copies per Python call
+def test_the_batched_sjf_reads_the_same_actions_as_the_one_copy_sjf():
+    """:func:`bench_vector.sjf_batch_from_image` is :func:`bench.sjf_from_flat_image` on every row."""
+    params = reference_params()
+    vec = bench_vector.vector_env("deeprm", dict(num_slots=M, load=LOAD), params, 1, 3)
+    obs = vec.reset(seed=0)[0]
+    for _ in range(30):
+        actions = bench_vector.sjf_batch_from_image(obs, vec)
+        assert actions.tolist() == [bench.sjf_from_flat_image(row, vec.env.inner) for row in obs]
+        obs = vec.step(actions)[0]
+
+
+@needs_deeprm_reference
+def test_vector_rows_check_every_copy_then_time_both_sides_per_env_step(capsys):
+    """The default-run vector rows at a tiny size: decisions checked, then both sides timed per env-step."""
+    rows = bench_vector.vector_rows(["deeprm"], DEFAULT_REFERENCE, [M], [LOAD], [], [2], 1, 0.01, 0, 300)
+    (row,) = rows
+    assert row["workload"] == bench_vector.VECTOR_WORKLOAD.format(copies=2) and row["copies"] == 2 and row["vector"]
+    assert row["cores"]["jaxsched"] == row["cores"]["reference"] == 1 and len(row["load_average"]) == 3
+    assert row["ratio"] == pytest.approx(row["jaxsched"]["median"] / row["reference"]["median"])
+    assert min(row["reference"]["runs"] + row["jaxsched"]["runs"]) > 0
+    assert f"M={M} load={LOAD} N=2: every copy's SJF equals the jitted SJF" in capsys.readouterr().out
+    page = bench.env_markdown(rows, {"load_average": (1.0, 1.0, 1.0)})
+    assert "## Vector env, N copies per Python call" in page and "| deeprm | M = 5 | 1.3 | 2 |" in page
+
+
+@needs_deeprm_reference
+def test_the_vector_decision_check_refuses_another_policy_another_jobset_and_a_wrong_end():
+    """Negative controls: the check that gates the timing fails on a policy that is not SJF, on the jitted
+    SJF's decisions of another jobset, and on an episode end one step early."""
+    variant = build("deeprm", num_slots=M, load=LOAD)
+    params = reference_params()
+    sjf = variant.heuristic("sjf")
+    expected = bench_vector.heuristic_actions(variant.env, sjf, jax.tree.map(lambda x: x[0], params))
+    vec = bench_vector.vector_env("deeprm", dict(num_slots=M, load=LOAD), params, 0, 2)
+    bench_vector.check_vector_decisions(vec, bench_vector.sjf_batch_from_image, expected, "the same jobset")
+    with pytest.raises(SystemExit, match="vector env decisions differ"):
+        bench_vector.check_vector_decisions(vec, lambda obs, v: np.full(v.num_envs, M), expected, "move on")
+    other = bench_vector.heuristic_actions(variant.env, sjf, jax.tree.map(lambda x: x[1], params))
+    with pytest.raises(SystemExit, match="vector env (decisions differ|episodes end otherwise)"):
+        bench_vector.check_vector_decisions(vec, bench_vector.sjf_batch_from_image, other, "jobset 1")
+    with pytest.raises(SystemExit, match="episodes end otherwise"):
+        bench_vector.check_vector_decisions(vec, bench_vector.sjf_batch_from_image, expected + [M], "one more")
+
+
+@vm_needs
+@pytest.mark.slow
+def test_vm_vector_rows_place_every_copy_first_fit_as_vmagent(capsys):
+    (row,) = bench_vector.vector_rows(["vm"], DEFAULT_REFERENCE, [], [], [PMS], [2], 1, 0.01, 0, VM_ROWS)
+    assert (row["family"], row["size"], row["copies"]) == ("vm", PMS, 2) and row["jaxsched"]["median"] > 0
+    assert f"PMs={PMS} N=2: every copy's first allowed action equals the jitted First-Fit" in capsys.readouterr().out
+
+
+def test_vector_sizes_none_and_bad_values(capsys):
+    for flags in (["--vector-sizes", "0"], ["--vector-only", "--vector-sizes", "none"], ["--vector-slots", "x"]):
+        with pytest.raises(SystemExit) as exit_:
+            bench.main(["env", "--family", "deeprm", *flags])
+        assert exit_.value.code == 2
+    assert "--vector-slots must be comma-separated integers" in capsys.readouterr().err

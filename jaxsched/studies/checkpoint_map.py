@@ -230,11 +230,12 @@ def markdown(runs: list[Run], results: Path, top: int) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m jaxsched.studies.checkpoint_map", description=__doc__.splitlines()[0])
-    parser.add_argument("--results", type=Path, default=ROOT / "results")
+    parser.add_argument("--results", type=Path, help="the folder to map, read only (default: the checkout's results/)")
     parser.add_argument("--top", type=int, default=30, help="rows of the table (default 30)")
     parser.add_argument("--out", type=Path, help="write the Markdown here (default: print it)")
     parser.add_argument("--json", type=Path, help="every run folder's row as JSON")
     args = parser.parse_args(argv)
+    args.results = args.results or ROOT / "results"
     if not args.results.is_dir():
         print(f"error: {args.results} is not a folder", file=sys.stderr)
         return 2
