@@ -29,7 +29,7 @@ import numpy as np
 
 from gymnax.environments import environment
 
-from jaxsched.bench import make_policy_scan
+from jaxsched.bench_common import make_policy_scan
 from jaxsched.registry import build
 
 # (row name, registered env, overrides, heuristic)

@@ -41,8 +41,11 @@ from jaxsched.bench_reference import CompactReference, DeepRMReference, VmRefere
     write_vmagent_events
 from jaxsched.core.devices import pinned_to_one_core, usable_cores, with_host_devices
 from jaxsched.baselines.vm import first_fit
+from jaxsched.bench_common import (PINNED, check_deeprm_schedules, check_vm_placements, check_vmagent_rows, interleave,
+                                   print_row)
 from jaxsched.core.rollout import make_evaluator
 from jaxsched.datasets import resolve_path
+from jaxsched.envs.vm.episodes import draw_starts
 from jaxsched.gymnax_env import make_gymnax
 from jaxsched.registry import build
 from jaxsched.vector_env import JaxschedVectorEnv
@@ -51,7 +54,6 @@ VECTOR_SIZES, VECTOR_SIZES_QUICK = (1, 8, 64, 256), (1, 8)
 VECTOR_SLOTS, VECTOR_PMS = (10, 50), (50,)
 VECTOR_WORKLOAD = "vector env, {copies} copies per Python call"
 VM_TRACE = "dataset:huawei-east-1"
-PINNED = "pinned"  # a row's "cores" note: both sides in one process pinned to one core
 
 
 # ------------------------------------------------------------------------ the batched numpy policies
@@ -224,7 +226,6 @@ def check_vector_decisions(vec: JaxschedVectorEnv, policy, expected: list[int], 
 # ------------------------------------------------------------------------------------------ rows
 def _row(family: str, size_name: str, size: int, load, copies: int, reference, jaxsched, repeats: int,
          window_s: float) -> dict:
-    from jaxsched.bench import interleave, print_row
     row = {"family": family, "size_name": size_name, "size": size, "load": load,
            "workload": VECTOR_WORKLOAD.format(copies=copies), "copies": copies, "vector": True,
            **interleave(reference, jaxsched, repeats, window_s),
@@ -240,7 +241,6 @@ def _pinned() -> bool:
 
 def deeprm_rows(folder: Path, slots, loads, copies_list, repeats: int, window_s: float, seed: int) -> list[dict]:
     """DeepRM image, SJF, on the reference generator's first jobset (``seed``), at each M and load."""
-    from jaxsched.bench import check_deeprm_schedules
     rows = []
     for num_slots in slots:
         for load in loads:
@@ -293,8 +293,6 @@ def compact_rows(folder: Path, copies_list, repeats: int, window_s: float, seed:
 
 def vm_rows(folder: Path, pms, copies_list, repeats: int, window_s: float, seed: int, trace_window: int) -> list[dict]:
     """VM First-Fit on the first window ``vm-huawei`` draws with ``seed``; placements checked against VMAgent."""
-    from jaxsched.bench import check_vm_placements, check_vmagent_rows
-    from jaxsched.envs.vm.episodes import draw_starts
     module = load_vmagent(folder)
     path = resolve_path(VM_TRACE)
     if not path.exists():

@@ -1,0 +1,158 @@
+"""What the benches share: the policy scans they time, the interleaved timer and its row printing, and the
+checks that jaxsched's schedules equal the reference simulators' before anything is timed (DeepRM SJF start
+times, VM First-Fit placements). One module below :mod:`jaxsched.bench` and its subcommand modules, so that
+none of them imports another's command module."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import NamedSharding, PartitionSpec
+
+from jaxsched.baselines.deeprm import make_heuristic
+from jaxsched.baselines.vm import first_fit
+from jaxsched.bench_reference import DeepRMReference, VmReference
+from jaxsched.core.rollout import auto_reset_step, make_evaluator
+from jaxsched.envs.deeprm.metrics import job_table
+from jaxsched.envs.vm.types import EnvParams as VmEnvParams
+
+PINNED = "pinned"  # a row's "cores" note: both sides in one process pinned to one core
+
+
+def make_policy_scan(env, steps: int, policy=None, mesh=None):
+    """A jitted ``(carry, params, initial) -> carry`` of ``steps`` batched decisions of ``policy``
+    (default SJF; a deterministic heuristic: its key is unused) and transitions (finished episodes
+    restart from ``initial``); ``carry = (obs, state, seen)``. The features are summed into ``seen``
+    every step, as a network would read them: XLA drops an observation nobody reads, and the figure
+    would be the no-observation speed in disguise. ``mesh``: see :func:`over_devices`."""
+    policy = make_heuristic("sjf") if policy is None else policy
+    step = jax.vmap(lambda s, a, p, i: auto_reset_step(env, s, a, p, i))
+
+    def run(carry, params, initial):
+        def one(carry, _):
+            obs, state, seen = carry
+            action = jax.vmap(policy, in_axes=(None, 0))(jax.random.PRNGKey(0), obs)
+            obs, state, _, _, _ = step(state, action, params, initial)
+            return (obs, state, seen + jnp.sum(obs.features.reshape(seen.shape[0], -1), axis=-1)), None
+
+        return jax.lax.scan(one, carry, None, length=steps)[0]
+
+    return over_devices(run, mesh)
+
+
+def over_devices(run, mesh=None):
+    """``run(carry, params, initial)`` jitted with its carry donated; with a ``mesh`` (:func:`make_mesh`) each
+    device runs its own slice of the batch (every argument split along axis 0, no communication): on XLA:CPU
+    one host device per core runs its half start to finish, where one device's intra-op threads share every
+    op of the step (measured on 2 cores, batch 1024: VM First-Fit at 50 PMs 0.74-1.34M -> ~1.75M steps/s,
+    the DeepRM image at M = 10 0.95M -> 1.26M)."""
+    if mesh is None or mesh.size == 1:
+        return jax.jit(run, donate_argnums=0)
+    split = PartitionSpec("batch")
+    # out_shardings: the carry comes back laid out as it went in (an empty no-observation feature array would
+    # otherwise return with another sharding, and every call would compile again)
+    return _batch_split(run, mesh, (split, split, split), donate_argnums=0, out_shardings=NamedSharding(mesh, split))
+
+
+def _batch_split(run, mesh, in_specs: tuple, **jit_options):
+    """``run`` jitted, each device of ``mesh`` running it on its own slice of the batch (results split along
+    axis 0; the shards never communicate, so the replication check is off)."""
+    return jax.jit(jax.shard_map(run, mesh=mesh, in_specs=in_specs, out_specs=PartitionSpec("batch"),
+                                 check_vma=False), **jit_options)
+
+
+def spread(steps_per_s: list[float]) -> dict:
+    return {"min": min(steps_per_s), "median": float(np.median(steps_per_s)), "max": max(steps_per_s),
+            "runs": steps_per_s}
+
+
+def interleave(reference, jaxsched, repeats: int, window_s: float) -> dict:
+    """Reference and jaxsched timed in turn, ``repeats`` windows each: min / median / max steps/s per
+    side, the ratio of the medians (jaxsched / reference) and the devices jaxsched's side ran on."""
+    sides = {"reference": [], "jaxsched": []}
+    for _ in range(repeats):
+        for name, timer in (("reference", reference), ("jaxsched", jaxsched)):
+            steps, seconds = timer(window_s)
+            sides[name].append(steps / seconds)
+    row = {name: spread(rates) for name, rates in sides.items()}
+    row["ratio"] = row["jaxsched"]["median"] / row["reference"]["median"]
+    row["devices"] = getattr(jaxsched, "devices", 1)
+    return row
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+COMPACT_JOBS = "different jobs on each side (same distribution, two generators)"
+
+
+def sides(row: dict) -> str:
+    """What each side of an env row ran on, and whether they drew the same jobs: the ratio's terms."""
+    devices = int(row.get("devices", 1))
+    text = (f"jaxsched {plural(devices, 'core')} ({plural(devices, 'XLA:CPU device')}) vs reference 1 core "
+            "(1 Python process)")
+    if row.get("cores", {}).get("how") == PINNED:
+        text += ", both in one process pinned to one core"
+    return text + (f"; {COMPACT_JOBS}" if row.get("family") == "compact" else "")
+
+
+def print_row(row: dict) -> None:
+    ref, mine = row["reference"], row["jaxsched"]
+    print(f"{row['family']:7s} {row['size_name']}={row['size']:<4d} load={row['load']:<4} {row['workload']:39s} "
+          f"reference {ref['median']:>10,.0f} ({ref['min']:,.0f}-{ref['max']:,.0f})  jaxsched {mine['median']:>10,.0f} "
+          f"({mine['min']:,.0f}-{mine['max']:,.0f}) steps/s  ratio {row['ratio']:.2f}x ({sides(row)})", flush=True)
+
+
+def check_deeprm_schedules(reference: DeepRMReference, variant, params, count: int) -> list[int]:
+    """SJF on the first ``count`` jobsets in both simulators: every admitted job's start time must agree
+    (exits otherwise). Returns jaxsched's decisions per episode (the reference's may count one more where
+    a finished job lingers in its running list, delaying ``all_done``; the start times still agree)."""
+    episodes = reference.sjf_schedules(count)
+    first = jax.tree.map(lambda x: x[:count], params)
+    result = make_evaluator(variant.env, variant.heuristic("sjf"))(first, jax.random.PRNGKey(0))
+    table = job_table(result)
+    for j, episode in enumerate(episodes):
+        mine = table["start"][(table["jobset"] == j) & (table["status"] != "dropped")]
+        if not np.array_equal(mine, episode["start"]):
+            raise SystemExit(f"bench env: SJF schedules differ on jobset {j} (M={variant.env.num_slots}): "
+                             f"jaxsched starts {mine.tolist()[:12]}..., reference {episode['start'].tolist()[:12]}...; "
+                             "refusing to time")
+    return np.asarray(result.state.time).reshape(-1).tolist()
+
+
+def check_vm_placements(reference: VmReference, variant, params, starts, window: int) -> list[int]:
+    """First-Fit over the windows at ``starts`` in both simulators: every create placed on the same PM
+    and NUMA, the same end row, the same remaining cpu / memory on every NUMA (exits otherwise). Returns
+    jaxsched's decisions per episode."""
+    count = len(starts)
+    first = jax.tree.map(lambda x: x[:count], params)
+    result = make_evaluator(variant.env, first_fit)(first, jax.random.PRNGKey(0))
+    state = jax.tree.map(lambda x: np.asarray(x)[:, 0], result.state)
+    for j, start in enumerate(starts):
+        theirs = reference.first_fit_episode(int(start), window)
+        rows = np.flatnonzero(state.placed_pm[j] >= 0)
+        numa = (state.taken[j, rows, 0] == 0).astype(int)  # no cpu from NUMA 0: NUMA 1 (a double VM: 0)
+        mine = dict(zip(rows.tolist(), (2 * state.placed_pm[j, rows] + numa).tolist()))
+        remaining = np.stack([state.cpu[j], state.mem[j]], axis=-1)  # [N, NUMA, (cpu, mem)] as describe()
+        if mine != theirs["actions"] or int(state.pos[j]) != theirs["end"] \
+                or not np.allclose(remaining, theirs["remaining"]):
+            differ = sorted(r for r in set(mine) | set(theirs["actions"]) if mine.get(r) != theirs["actions"].get(r))
+            raise SystemExit(f"bench env: First-Fit placements differ at start row {int(start)} "
+                             f"(N={variant.env.num_pms}): {len(differ)} rows differ, first {differ[:5]} "
+                             f"(jaxsched {[mine.get(r) for r in differ[:5]]}, VMAgent "
+                             f"{[theirs['actions'].get(r) for r in differ[:5]]}); end row {int(state.pos[j])} vs "
+                             f"{theirs['end']}; refusing to time")
+    return np.asarray(result.decisions).reshape(-1).tolist()
+
+
+def check_vmagent_rows(reference: VmReference, trace, rows: int) -> None:
+    """VMAgent's ``getData`` read the events file back as jaxsched holds the trace (exits otherwise)."""
+    theirs = reference.read_back()
+    mine = {name: np.asarray(getattr(trace, name))[:rows].astype(np.float64) for name in ("vm", "cpu", "mem", "kind")}
+    mine["double"] = (mine["mem"] > VmEnvParams.double_mem_above).astype(np.float64)
+    for name, values in mine.items():
+        if len(theirs[name]) != rows or not np.array_equal(values, theirs[name]):
+            raise SystemExit(f"bench env: VMAgent's getData reads column {name} of the events file otherwise "
+                             "than jaxsched's trace; refusing to time")
