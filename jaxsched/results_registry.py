@@ -853,27 +853,47 @@ def trace_policy_numbers(name: str) -> dict[str, Number]:
 
 
 def _every_row_finished(root, name: str) -> int:
-    """The held-out job count, read only if every row of the study finished all its jobs (the headline says so)."""
+    """The held-out job count, read only if every heuristic and trace-trained row of the study finished all
+    its jobs (the headline says so; synthetic agents' rows are quoted with their own finished / jobs)."""
     policies = json_value(root, f"{name}/eval.json", "policies")
-    unfinished = [key for key, row in policies.items() if row["finished"] != row["jobs"]]
+    unfinished = [key for key, row in policies.items()
+                  if row["finished"] != row["jobs"] and not key.startswith("synthetic:")]
     if unfinished:
         raise NumberError(f"{name}/eval.json: {', '.join(unfinished)} leave jobs unfinished")
     return policies["fcfs"]["jobs"]
 
 
-def trace_policy_item(name: str, trace: str, label: str, wall_s: float) -> Item:
+SYNTHETIC_AGENTS = ("bracis7-ppo-6m", "bracis3-ppo-12m")  # the shipped MDP-design agents the ablations run beside
+
+
+def trace_policy_item(name: str, trace: str, label: str, wall_s: float, ablation: str = "") -> Item:
+    """A trace_policy study; ``ablation`` names a configs/studies/trace_ppo_compact_<ablation>.yaml that differs
+    from the study's config in one choice, run with the shipped synthetic agents beside it."""
+    options = "--seeds 0,1,2,3,4"
+    numbers = trace_policy_numbers(name)
+    headline = ("{seeds} seeds, held-out mean bounded slowdown: PPO greedy IQM {greedy} {greedy_ci}, sampled "
+                "{sampled} {sampled_ci}; best rule F1 + EASY {f1_easy} (F1 {f1}), SJF by requested time + EASY "
+                "{sjf_requested_easy}, FCFS + EASY {easy}; every rule and PPO row finished {jobs}/{jobs} jobs")
+    if ablation:
+        options += f" --config configs/studies/trace_ppo_compact_{ablation}.yaml --synthetic {','.join(SYNTHETIC_AGENTS)}"
+        for agent in SYNTHETIC_AGENTS:
+            field = agent.split("-")[0]
+            numbers[field] = at(f"{name}/eval.json", f"policies/synthetic:{agent}-sampled/mean_bounded_slowdown")
+            numbers[f"{field}_greedy"] = at(f"{name}/eval.json", f"policies/synthetic:{agent}/mean_bounded_slowdown")
+            numbers[f"{field}_greedy_finished"] = at(f"{name}/eval.json", f"policies/synthetic:{agent}/finished", ".0f")
+        headline += ("; synthetic-trained agents (sampled): bracis-7's {bracis7}, bracis-3's {bracis3}; greedy they "
+                     "leave jobs unfinished ({bracis7_greedy_finished} and {bracis3_greedy_finished} of {jobs})")
     return Item(
         id=name,
-        paper=f"issue 53: PPO (compact state, event steps) trained on the first 70% of {label}'s jobs, "
-              "evaluated on the later disjoint windows beside the rules sites deploy (RLScheduler's protocol)",
-        steps=(Step(f"jaxsched.studies.trace_policy --trace {trace} --out {{out}}/{name} --seeds 0,1,2,3,4",
+        paper=f"issue 53: PPO (compact state) trained on the first 70% of {label}'s jobs, evaluated on the later "
+              "disjoint windows beside the rules sites deploy (RLScheduler's protocol)"
+              + (f"; ablation '{ablation}' of the study's config" if ablation else ""),
+        steps=(Step(f"jaxsched.studies.trace_policy --trace {trace} --out {{out}}/{name} {options}",
                     quick="--quick"),),
         outputs=(f"{name}/report.md", f"{name}/eval.json", f"{name}/learning_curve.png"),
         wall_s=wall_s,
-        headline="{seeds} seeds, held-out mean bounded slowdown: PPO greedy IQM {greedy} {greedy_ci}, sampled "
-                 "{sampled} {sampled_ci}; best rule F1 + EASY {f1_easy} (F1 {f1}), SJF by requested time + EASY "
-                 "{sjf_requested_easy}, FCFS + EASY {easy}; every row finished {jobs}/{jobs} jobs",
-        numbers=trace_policy_numbers(name),
+        headline=headline,
+        numbers=numbers,
         note="Kept: report.md, eval.json, learning_curve.png, run/config.json and run/metrics.csv; the per-job "
              "CSV and the checkpoints are not kept (the command rewrites them). wall_s measured on a 2-core AMD "
              "EPYC shared with other jobs (load 7-11).",
@@ -1394,6 +1414,7 @@ ITEMS: list[Item] = [
     ),
     trace_policy_item("trace_policy_lublin", "dataset:lublin-256", "the Lublin-256 trace", 697),
     trace_policy_item("trace_policy_ctc", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt", 962),
+    trace_policy_item("trace_policy_lublin_dense", "dataset:lublin-256", "the Lublin-256 trace", 1370, "dense"),
     Item(
         id="bench_env",
         paper="environment steps/s beside the reference simulators (DeepRM, sched-rl-gym, VMAgent), same jobs, one run",
