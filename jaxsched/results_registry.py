@@ -1416,6 +1416,7 @@ ITEMS: list[Item] = [
     trace_policy_item("trace_policy_ctc", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt", 962),
     trace_policy_item("trace_policy_lublin_dense", "dataset:lublin-256", "the Lublin-256 trace", 1370, "dense"),
     trace_policy_item("trace_policy_lublin_reduced", "dataset:lublin-256", "the Lublin-256 trace", 392, "reduced"),
+    trace_policy_item("trace_policy_ctc_dense", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt", 541, "dense"),
     Item(
         id="bench_env",
         paper="environment steps/s beside the reference simulators (DeepRM, sched-rl-gym, VMAgent), same jobs, one run",
