@@ -40,6 +40,7 @@ import jax.numpy as jnp
 import numpy as np
 from gymnax.environments import environment, spaces
 
+from jaxsched.core.observe_once import ObserveOnceStep
 from jaxsched.envs.deeprm.env import DeepRM
 from jaxsched.registry import build
 
@@ -57,9 +58,10 @@ def flatten_observation(obs) -> jax.Array:
     return jnp.concatenate([jnp.ravel(obs.features).astype(jnp.float32), obs.action_mask.astype(jnp.float32)])
 
 
-class FlatObservationEnv(environment.Environment):
+class FlatObservationEnv(ObserveOnceStep, environment.Environment):
     """A registered variant's env with a flat Box observation (module docstring); the state is the
-    family's state, so ``jaxsched.core.rollout``'s ``instance_field`` sharing still applies."""
+    family's state, so ``jaxsched.core.rollout``'s ``instance_field`` sharing still applies. ``step`` is
+    :class:`ObserveOnceStep`'s: one observation per step, only finished copies restarted under vmap."""
 
     def __init__(self, variant, fresh_instances: bool = True):
         super().__init__()
@@ -105,14 +107,12 @@ class FlatObservationEnv(environment.Environment):
         instance = jax.tree.map(lambda x: x[0], getattr(drawn, self.instance_field))
         return params.replace(**{self.instance_field: instance})
 
-    def reset_env(self, key: jax.Array, params):
-        params = self.episode_params(key, params)
-        state = self.inner.initial_state(params)
-        return flatten_observation(self.inner.get_obs(state, params)), state
+    def reset_state(self, key: jax.Array, params):
+        """The state a reset with ``key`` starts from: the family's initial state on the episode's instance."""
+        return self.inner.initial_state(self.episode_params(key, params))
 
-    def step_env(self, key: jax.Array, state, action, params):
-        state, reward, terminated, info = self.inner.transition(state, action, params)
-        return flatten_observation(self.inner.get_obs(state, params)), state, reward, terminated, info
+    def transition(self, state, action, params):
+        return self.inner.transition(state, action, params)
 
     def is_truncated(self, state, params) -> jax.Array:
         return self.inner.is_truncated(state, params)
