@@ -29,9 +29,12 @@ import platform
 import subprocess
 import sys
 import time
+from importlib.metadata import version
 from pathlib import Path
 
+import gymnasium
 import jax
+import numpy as np
 
 from jaxsched.bench_reference import DEFAULT_REFERENCE, ReferenceMissing, _import_from, check_reference, how_to_get
 from jaxsched.core.devices import with_host_devices
@@ -134,9 +137,6 @@ def plan_rows(requested: list[str] | None, missing: dict[str, str | None]) -> tu
 # --------------------------------------------------------------------------------------- workers
 def _gym_adapter(kwargs: dict, folder: Path):
     """sched-rl-gym's ``CompactRmEnv`` (old 4-tuple Gym API) behind the Gymnasium API SB3 2.x needs."""
-    import gymnasium
-    import numpy as np
-
     (compact_env,) = _import_from(folder, ["schedgym.envs.compact_env"])
 
     class ReferenceCompact(gymnasium.Env):
@@ -156,8 +156,8 @@ def _gym_adapter(kwargs: dict, folder: Path):
 
 def shared_torso_class():
     """An SB3 features extractor: ``layers`` x Linear(hidden) + tanh, shared by the policy and value heads
-    (``net_arch=[]``): jaxsched's shared ``ActorCritic`` torso (SB3 >= 1.8 has no shared ``net_arch``)."""
-    import numpy as np
+    (``net_arch=[]``): jaxsched's shared ``ActorCritic`` torso (SB3 >= 1.8 has no shared ``net_arch``).
+    torch and SB3 are the optional ``bench-sb3`` extra, so they are imported only here and in the worker."""
     from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
     from torch import nn
 
@@ -235,7 +235,6 @@ def run_jaxsched(spec: dict) -> dict:
 
 
 def _version(module: str) -> str:
-    from importlib.metadata import version
     return version(module.replace("_", "-"))
 
 
