@@ -1,11 +1,11 @@
-"""``python -m jaxsched.data``: the datasets of :mod:`jaxsched.datasets` from the command line.
+"""``python -m jaxsched.data``: the datasets of :mod:`jaxsched.workloads.datasets` from the command line.
 
     python -m jaxsched.data list                     # each dataset: shipped, fetched or built; source, licence, here?
     python -m jaxsched.data fetch NAME [--url URL]   # download (http(s)://, file:// or a path), verify, cache
     python -m jaxsched.data build NAME [--from SRC]  # derive a dataset from its public source, verify, cache
     python -m jaxsched.data path NAME                # the local file, or how to get it (exit 2)
 
-A separate module from :mod:`jaxsched.datasets` because the envs import that one while jaxsched
+A separate module from :mod:`jaxsched.workloads.datasets` because the envs import that one while jaxsched
 loads, and ``python -m`` must find a module it runs not imported yet.
 """
 
@@ -14,8 +14,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from jaxsched.datasets import BUILT, DATASETS, FETCHED, build, cache_dir, dataset_path, fetch, fetch_hint, find
 from jaxsched.errors import DatasetError
+from jaxsched.workloads.datasets import (BUILT, DATASETS, FETCHED, build, cache_dir, dataset_path, fetch, fetch_hint,
+                                         find)
 
 
 def _size(size: int) -> str:

@@ -27,7 +27,7 @@ class UsageError(InputError):
 
 
 class DatasetError(InputError):
-    """A dataset (:mod:`jaxsched.datasets`) that is unknown, absent here, or whose download failed or
+    """A dataset (:mod:`jaxsched.workloads.datasets`) that is unknown, absent here, or whose download failed or
     did not verify; the message says how to get it."""
 
 

@@ -46,10 +46,10 @@ from jaxsched.core.plotting import slowdown_vs_load
 from jaxsched.core.progress import evaluate_each
 from jaxsched.core.rollout import num_instances
 from jaxsched.core.unfinished import leaves_unfinished, legend, marked, with_counts
-from jaxsched.datasets import resolve_path
 from jaxsched.errors import CheckpointError, ConfigError, DatasetError, UsageError
 from jaxsched.experiment import load_run, trained_policies
 from jaxsched.registry import build, registered
+from jaxsched.workloads.datasets import resolve_path
 
 PER_JOB_COLUMNS = ("policy", "jobset", "job", "arrival", "duration", "start", "finish", "slowdown", "bounded_slowdown",
                    "status")

@@ -1,6 +1,6 @@
 """The numbers the results' texts quote, read from the files they cite.
 
-A headline in :mod:`jaxsched.results_registry` is a template (``"SJF {sjf}, Packer {packer}"``) whose fields
+A headline in :mod:`jaxsched.reproduction` is a template (``"SJF {sjf}, Packer {packer}"``) whose fields
 are :class:`Number` s: the file under ``results/`` that holds the value, how to read it and how it is
 written. Nothing measured is typed by hand: ``python -m jaxsched.reproduce --write-readme`` renders the
 templates into results/README.md and docs/results/index.md (and the marked numbers of README.md and every
@@ -15,11 +15,12 @@ Values that no results file holds (a paper's or a spec's number) are :func:`give
 
 from __future__ import annotations
 
-import csv
+import ast
 import dataclasses
 import functools
 import json
 import math
+import operator
 import re
 from pathlib import Path
 from typing import Callable
@@ -27,6 +28,7 @@ from typing import Callable
 import numpy as np
 
 from jaxsched.core import stats
+from jaxsched.core.runs import read_csv_rows
 
 BOOTSTRAP_REPS = 2000  # the sweep report's resamples (jaxsched.sweep.BOOTSTRAP_REPS)
 
@@ -73,8 +75,7 @@ def _json(path: Path):
 @functools.lru_cache(maxsize=None)
 def _csv(path: Path) -> tuple[dict, ...]:
     try:
-        with open(path, newline="") as handle:
-            return tuple(csv.DictReader(handle))
+        return tuple(read_csv_rows(path))  # metrics.csv may be committed compressed (metrics.csv.xz)
     except FileNotFoundError:
         raise NumberError(f"{path} does not exist") from None
 
@@ -349,3 +350,157 @@ def compare(where: str, template: str, numbers: dict[str, Number], text: str, ro
 VALUE = r"\[[^\]\[]*\]|\d+/\d+|(?:(?<!-->)(?<![\d.])[-+])?\d[\d,]*(?:\.\d+)?(?:x|%)?"
 MARKER = re.compile(rf"(?P<value>{VALUE})<!--n:(?P<item>[\w.\-]+?)\.(?P<field>\w+)-->")
 HEADLINE = re.compile(r"<!--h:(?P<item>[\w.\-]+)-->(?P<text>.*?)<!--/h-->", re.S)
+
+
+# ---- file markers: prose that reads a number straight from a results file ----------------------------------
+#
+# ``<!--f:SPEC|FMT-->`` after a number quotes ``SPEC`` read under results/ and written with ``FMT`` (a Python
+# format spec, e.g. ".3f", ",.0f", ".1%" (a fraction as percent), ",d"; a trailing "x", or a "%" after a spec's
+# type letter, is written as is: ".1fx" gives "9.8x", ".1f%" gives "9.8%" for a file's 9.8). SPEC is
+#   FILE.json:a/b/0/c                  the JSON value at that path (keys, list indices, -1 the last item)
+#   FILE.json:a/b|STAT                 STAT over the list at that path
+#   FILE.csv:COLUMN[k=v,k2=v2]|STAT    STAT over the column's rows where the columns equal (run_dir: a cell)
+# with STAT one of iqm, mean, median, min, max, sum, count, first, last, value (every row equal); or an
+# arithmetic of such sources, each in braces: ``{a.json:x} / {a.json:y} - 1`` (+ - * / and parentheses).
+# A missing file, path, column or row is an error that names the marker, the file and the path.
+
+FILE_MARKER = re.compile(rf"(?P<value>{VALUE})<!--f:(?P<spec>(?:(?!-->).)+?)-->")
+_SOURCE = re.compile(r"\{([^{}]+)\}")
+_WHERE = re.compile(r"^(?P<column>[^\[\]]+?)(?:\[(?P<where>[^\[\]]*)\])?$")
+_FILE_STATS: dict[str, Callable[[np.ndarray], float]] = {
+    **_STATS, "first": lambda v: float(v[0]), "last": lambda v: float(v[-1]), "count": lambda v: float(v.size)}
+
+
+def _source_value(root: Path, source: str) -> float:
+    """One ``FILE:SELECTOR[|STAT]`` of a file marker, read under ``root``."""
+    file, colon, selector = source.strip().partition(":")
+    if not colon or not file:
+        raise NumberError(f"{source!r} is not FILE:PATH")
+    selector, _, stat = selector.partition("|")
+    if stat and stat not in _FILE_STATS:
+        raise NumberError(f"{file}: unknown statistic {stat!r} (one of {', '.join(_FILE_STATS)})")
+    if file.endswith(".csv"):
+        found = _WHERE.match(selector)
+        if not found:
+            raise NumberError(f"{file}: {selector!r} is not COLUMN[k=v,...]")
+        where = dict(pair.split("=", 1) for pair in found.group("where").split(",")) if found.group("where") else {}
+        values = column(root, file, found.group("column"), where)
+        return float(_FILE_STATS[stat or "value"](values))
+    if not file.endswith(".json"):
+        raise NumberError(f"{file}: a file marker reads .json or .csv files")
+    node = json_value(root, file, selector)
+    if stat:
+        if not isinstance(node, list):
+            raise NumberError(f"{file}: {selector!r} is not a list for {stat!r}")
+        return float(_FILE_STATS[stat](np.asarray(node, float)))
+    if isinstance(node, (dict, list)) or node is None:
+        raise NumberError(f"{file}: {selector!r} is not a number")
+    return float(node)
+
+
+_ARITHMETIC = re.compile(r"^[\s\d.eE+\-*/()]*$")
+
+
+def _arithmetic(expression: str) -> float:
+    """``expression`` of numbers, + - * / and parentheses (nothing else is evaluated)."""
+    if not _ARITHMETIC.match(expression):
+        raise NumberError(f"{expression!r} is not an arithmetic of sources")
+    tree = ast.parse(expression, mode="eval")
+    operators = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+
+    def value(node) -> float:
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return float(node.value)
+        if isinstance(node, ast.BinOp) and type(node.op) in operators:
+            return operators[type(node.op)](value(node.left), value(node.right))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            return -value(node.operand) if isinstance(node.op, ast.USub) else value(node.operand)
+        raise NumberError(f"{expression!r} is not an arithmetic of sources")
+    return value(tree.body)
+
+
+def file_spec_files(spec: str) -> list[str]:
+    """The files a file marker's ``SPEC|FMT`` reads."""
+    body = spec.rpartition("|")[0]
+    sources = _SOURCE.findall(body) or [body]
+    return [s.strip().partition(":")[0] for s in sources]
+
+
+def file_spec_text(spec: str, root: Path) -> str:
+    """The text of a file marker's ``SPEC|FMT`` (see the comment above :data:`FILE_MARKER`) read under ``root``."""
+    body, bar, fmt = spec.rpartition("|")
+    if not bar or not fmt:
+        raise NumberError(f"{spec!r} has no |FORMAT")
+    if _SOURCE.search(body):
+        value = _arithmetic(_SOURCE.sub(lambda m: repr(_source_value(root, m.group(1))), body))
+    else:
+        value = _source_value(root, body)
+    suffix = ""
+    if len(fmt) > 1 and (fmt.endswith("x") or fmt[-1] == "%" and fmt[-2] in "dfFge"):
+        fmt, suffix = fmt[:-1], fmt[-1]
+    if fmt.endswith("d"):
+        if value != int(value):
+            raise NumberError(f"{spec!r}: {value} is not a whole number for {fmt!r}")
+        value = int(value)
+    try:
+        return _formatted(value, fmt) + suffix
+    except ValueError as error:
+        raise NumberError(f"{spec!r}: {error}") from None
+
+
+def file_marker_mismatches(text: str, name: str, root: Path) -> list[Mismatch]:
+    """Every ``<!--f:SPEC|FMT-->`` number of ``text`` (the file ``name``) that differs from the file it reads
+    under ``root``, or whose file, path, column or row does not exist (named with the marker)."""
+    wrong = []
+    for match in FILE_MARKER.finditer(text):
+        spec = match.group("spec")
+        where = f"{name}:{text.count(chr(10), 0, match.start()) + 1} <!--f:{spec}-->"
+        files = ", ".join(file_spec_files(spec))
+        try:
+            value = file_spec_text(spec, root)
+        except (NumberError, ValueError, ZeroDivisionError) as error:
+            wrong.append(Mismatch(where, "f", files, match.group("value"), f"unreadable: {error}"))
+            continue
+        if value != match.group("value"):
+            wrong.append(Mismatch(where, "f", files, match.group("value"), value))
+    return wrong
+
+
+def with_file_markers(text: str, root: Path) -> str:
+    """``text`` with every ``<!--f:SPEC|FMT-->`` number written from its file under ``root``."""
+    return FILE_MARKER.sub(lambda m: file_spec_text(m.group("spec"), root) + f"<!--f:{m.group('spec')}-->", text)
+
+
+# ---- what a text still types by hand ---------------------------------------------------------------------
+
+_CODE = re.compile(r"^```.*?^```|^(?: {4}|\t)[^\n]*$", re.M | re.S)
+_GENERATED = re.compile(r"<!-- reproduce:begin -->.*?<!-- reproduce:end -->", re.S)
+_BACKTICKS = re.compile(r"`[^`\n]*`")
+_QUOTED = re.compile(rf"(?:{VALUE})<!--[nf]:(?:(?!-->).)+?-->|<!--h:.*?<!--/h-->", re.S)
+
+
+def _blank(match: re.Match) -> str:
+    return re.sub(r"[^\n]", " ", match.group(0))
+
+
+def prose(text: str) -> str:
+    """``text`` with its generated index, its code blocks (indented or fenced) and backticks blanked (lines kept)."""
+    for pattern in (_GENERATED, _CODE, _BACKTICKS):
+        text = pattern.sub(_blank, text)
+    return text
+
+
+def quoted_count(text: str) -> int:
+    """How many numbers of ``text``'s prose are quoted through a marker (n:, f:) or a marked headline's fields."""
+    body = prose(text)
+    return len(MARKER.findall(body)) + len(FILE_MARKER.findall(body)) + len(HEADLINE.findall(body))
+
+
+def typed_numbers(text: str) -> list[tuple[int, str, str]]:
+    """The decimal numbers ``text``'s prose writes without a marker: (line, number, the words before it)."""
+    body = _QUOTED.sub(_blank, prose(text))
+    found = []
+    for match in DECIMAL.finditer(body):
+        line_start = body.rfind("\n", 0, match.start()) + 1
+        found.append((body.count("\n", 0, match.start()) + 1, match.group(0), body[line_start:match.start()][-40:]))
+    return found

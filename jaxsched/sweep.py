@@ -48,7 +48,7 @@ from jaxsched.core import stats
 from jaxsched.core.plotting import curves_with_bands, performance_profiles
 from jaxsched.core.devices import restart_for_devices
 from jaxsched.core.config import parse_seeds, to_dict
-from jaxsched.core.runs import (Checkpointer, config_hash, differing_keys, read_run_config, result_config,
+from jaxsched.core.runs import (Checkpointer, config_hash, differing_keys, read_csv_rows, read_run_config, result_config,
                                 write_atomically)
 from jaxsched.core.signals import Interrupted, StopOnSignal, exit_status
 from jaxsched.core.unfinished import LEGEND, MARK, beats
@@ -197,8 +197,7 @@ def _headline(config: TrainConfig):
 
 
 def _metrics_by_seed(run_dir: Path, column: str) -> dict[int, tuple[np.ndarray, np.ndarray]]:
-    with open(run_dir / "metrics.csv", newline="") as f:
-        rows = list(csv.DictReader(f))
+    rows = read_csv_rows(run_dir / "metrics.csv")
     out = {}
     for seed in sorted({int(r["seed"]) for r in rows}):
         mine = [r for r in rows if int(r["seed"]) == seed]

@@ -47,11 +47,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxsched.datasets import fetch_hint, find, get
 from jaxsched.envs.deeprm.env import DeepRM, EnvParams
 from jaxsched.envs.deeprm.generator import Workload
 from jaxsched.envs.deeprm.types import Jobset, from_arrays
 from jaxsched.envs.deeprm.variants import DeepRMVariant
+from jaxsched.workloads.datasets import fetch_hint, find, get
 
 # The tiny environment of the hand-computed trajectories: 2 slots, a 5-row horizon, 3 units of
 # each of 2 resources, a 2-job backlog (one image column). Image width 2 * (3 + 2 * 3) + 1 + 1 = 20.
@@ -171,7 +171,7 @@ TEST_DATA = Path(__file__).resolve().parent / "data"
 
 
 def dataset_file(name: str) -> Path:
-    """Dataset ``name``'s file (jaxsched.datasets): the excerpt shipped in tests/data if any (the Parallel
+    """Dataset ``name``'s file (jaxsched.workloads.datasets): the excerpt shipped in tests/data if any (the Parallel
     Workloads Archive's terms allow it; the Huawei trace's do not), else the cache or ../shared/data;
     skips the test, saying how to fetch it, when it is nowhere."""
     shipped = TEST_DATA / get(name).file

@@ -8,8 +8,8 @@ import json
 import jax
 import jax.numpy as jnp
 
-from jaxsched.bench import main as bench_main
-from jaxsched.bench_dispatch import entry_thunks
+from jaxsched.bench.cli import main as bench_main
+from jaxsched.bench.dispatch import entry_thunks
 
 
 def test_entry_thunks_counts_the_kernels_of_the_entry_computation():

@@ -15,13 +15,13 @@ import jax
 import numpy as np
 import pytest
 
-from jaxsched import bench, bench_vector
-from jaxsched.bench_reference import (DEFAULT_REFERENCE, REFERENCES, DeepRMReference, ReferenceMissing, VmReference,
+from jaxsched.bench import cli, common, env as env_rows, vector
+from jaxsched.bench.reference import (DEFAULT_REFERENCE, REFERENCES, DeepRMReference, ReferenceMissing, VmReference,
                                       load_vmagent, write_vmagent_events)
 from jaxsched.core.rollout import make_evaluator
-from jaxsched.datasets import find
 from jaxsched.envs.vm.episodes import draw_starts
 from jaxsched.registry import build
+from jaxsched.workloads.datasets import find
 
 needs_deeprm_reference = pytest.mark.skipif(not (DEFAULT_REFERENCE / "deeprm").is_dir(),
                                             reason=f"{DEFAULT_REFERENCE}/deeprm absent (the reference simulators)")
@@ -44,11 +44,11 @@ def reference_params(seed: int = 0):
 @needs_deeprm_reference
 def test_the_job_for_job_check_passes_on_the_same_jobsets_and_refuses_others():
     variant, reference, params = reference_and_params()
-    decisions = bench.check_deeprm_schedules(reference, variant, params, 2)
+    decisions = common.check_deeprm_schedules(reference, variant, params, 2)
     assert len(decisions) == 2 and min(decisions) > variant.workload.simu_len  # every step a decision or more
     other = variant.reference_instances(1, BATCH)  # another seed: other jobs, other start times
     with pytest.raises(SystemExit, match="SJF schedules differ"):
-        bench.check_deeprm_schedules(reference, variant, other, 2)
+        common.check_deeprm_schedules(reference, variant, other, 2)
 
 
 @needs_deeprm_reference
@@ -56,15 +56,15 @@ def test_the_python_sjf_reads_the_same_decisions_from_the_adapters_image():
     """The one-step-per-Python-call row's SJF, read from the flat image, plays episodes exactly as long
     as jaxsched's jitted SJF on the same jobsets (whose start times equal the reference's)."""
     variant, reference, params = reference_and_params()
-    expected = bench.check_deeprm_schedules(reference, variant, params, 2)
-    adapter = bench.AdapterTimer("deeprm", params, dict(num_slots=M, load=LOAD))
+    expected = common.check_deeprm_schedules(reference, variant, params, 2)
+    adapter = env_rows.AdapterTimer("deeprm", params, dict(num_slots=M, load=LOAD))
     assert adapter.episode_decisions(2) == expected
 
 
 def test_the_image_is_consumed_and_the_blind_scan_reads_nothing():
     params = reference_params()
-    image = bench.ScanTimer(build("deeprm", num_slots=M, load=LOAD).env, params, 5)
-    blind = bench.ScanTimer(build("deeprm", num_slots=M, load=LOAD, observation="none").env, params, 5)
+    image = env_rows.ScanTimer(build("deeprm", num_slots=M, load=LOAD).env, params, 5)
+    blind = env_rows.ScanTimer(build("deeprm", num_slots=M, load=LOAD, observation="none").env, params, 5)
     assert np.all(np.asarray(image.carry[2]) > 0)  # the image's cells summed every step
     assert np.all(np.asarray(blind.carry[2]) == 0)
     steps, seconds = image(0.01)
@@ -74,7 +74,7 @@ def test_the_image_is_consumed_and_the_blind_scan_reads_nothing():
 def test_the_ceiling_reads_the_image_every_step_and_moves_nothing_else():
     params = reference_params()
     env = build("deeprm", num_slots=M, load=LOAD).env
-    ceiling = bench.ScanTimer(env, params, 5, read_only=True)
+    ceiling = env_rows.ScanTimer(env, params, 5, read_only=True)
     obs, state, seen = ceiling.carry
     assert np.all(np.asarray(seen) > 0)
     assert np.array_equal(np.asarray(state.clock), np.asarray(ceiling.initial.clock))  # no transition ran
@@ -87,16 +87,16 @@ def test_the_ceiling_reads_the_image_every_step_and_moves_nothing_else():
 @pytest.mark.slow
 def test_quick_bench_writes_every_row_and_image_and_blind_figures_differ(tmp_path, capsys):
     out = tmp_path / "bench_env.json"
-    assert bench.main(["env", "--family", "deeprm", "--sizes", str(M), "--loads", str(LOAD), "--quick",
+    assert cli.main(["env", "--family", "deeprm", "--sizes", str(M), "--loads", str(LOAD), "--quick",
                        "--vector-sizes", "2", "--vector-slots", str(M), "--cpu-devices", "1",  # 1: no re-exec of pytest
                        "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "SJF schedules equal job for job on 2 jobsets" in printed
     assert "deeprm jaxsched / reference (medians; reference 1 core" in printed
     rows = json.loads(out.read_text())["rows"]
-    assert [r["workload"] for r in rows] == [w.format(batch=8) for w in bench.DEEPRM_WORKLOADS +
-                                             (bench.CEILING_WORKLOAD,)] + ["vector env, 2 copies per Python call"]
-    assert rows[-1]["cores"] == {"jaxsched": 1, "reference": 1, "how": bench_vector.PINNED}  # its own pinned process
+    assert [r["workload"] for r in rows] == [w.format(batch=8) for w in env_rows.DEEPRM_WORKLOADS +
+                                             (env_rows.CEILING_WORKLOAD,)] + ["vector env, 2 copies per Python call"]
+    assert rows[-1]["cores"] == {"jaxsched": 1, "reference": 1, "how": vector.PINNED}  # its own pinned process
     rows = rows[:-1]
     assert rows[-1]["reference"] == rows[0]["reference"] and rows[-1]["ceiling_of"] == rows[0]["workload"]
     image, blind = rows[0], rows[1]
@@ -111,7 +111,7 @@ def test_a_missing_reference_says_how_to_get_it_and_exits_2_before_timing(tmp_pa
     """What a user without ``../shared/reference`` sees: for every requested family why it cannot run and
     where its reference comes from (repository, commit), one error line, exit 2, nothing written."""
     out = tmp_path / "bench_env.json"
-    code = bench.main(["env", "--quick", "--reference", str(tmp_path / "nowhere"), "--cpu-devices", "1",
+    code = cli.main(["env", "--quick", "--reference", str(tmp_path / "nowhere"), "--cpu-devices", "1",
                        "--out", str(out)])
     captured = capsys.readouterr()
     assert code == 2 and not out.exists()
@@ -125,7 +125,7 @@ def test_a_missing_reference_says_how_to_get_it_and_exits_2_before_timing(tmp_pa
     assert captured.err.startswith("python -m jaxsched.bench: error: bench env: no usable reference for "
                                    "deeprm, compact, vm; nothing was timed")
     with pytest.raises(ReferenceMissing, match="deeprm: .*nowhere/deeprm not found"):
-        bench.bench_env(["deeprm"], tmp_path / "nowhere", [M], [LOAD], BATCH, 2, 2, 1, 0.01, 1, 0, None)
+        env_rows.bench_env(["deeprm"], tmp_path / "nowhere", [M], [LOAD], BATCH, 2, 2, 1, 0.01, 1, 0, None)
 
 
 def test_one_missing_family_is_enough_to_refuse_the_run(tmp_path, monkeypatch, capsys):
@@ -133,20 +133,20 @@ def test_one_missing_family_is_enough_to_refuse_the_run(tmp_path, monkeypatch, c
     needs the Huawei trace (absent here: patched), and says how to build it."""
     (tmp_path / "vmagent" / "schedgym").mkdir(parents=True)
     (tmp_path / "vmagent" / "schedgym" / "sched_env.py").write_text("VALUE = 1\n")  # loads; the trace does not
-    monkeypatch.setattr("jaxsched.bench_reference.find", lambda name: None)
-    missing = bench.missing_references(["vm", "deeprm"], tmp_path)
+    monkeypatch.setattr("jaxsched.bench.reference.find", lambda name: None)
+    missing = env_rows.missing_references(["vm", "deeprm"], tmp_path)
     assert list(missing) == ["vm", "deeprm"]
     assert missing["vm"] == "the dataset huawei-east-1 is not here (python -m jaxsched.data build huawei-east-1)"
-    monkeypatch.setattr("jaxsched.bench_reference.find", lambda name: tmp_path / "trace.csv")
-    assert list(bench.missing_references(["vm", "deeprm"], tmp_path)) == ["deeprm"]
-    assert bench.main(["env", "--family", "vm,deeprm", "--reference", str(tmp_path), "--cpu-devices", "1"]) == 2
+    monkeypatch.setattr("jaxsched.bench.reference.find", lambda name: tmp_path / "trace.csv")
+    assert list(env_rows.missing_references(["vm", "deeprm"], tmp_path)) == ["deeprm"]
+    assert cli.main(["env", "--family", "vm,deeprm", "--reference", str(tmp_path), "--cpu-devices", "1"]) == 2
     out = capsys.readouterr().out
     assert "deeprm: rows cannot run" in out and "vm: rows cannot run" not in out
 
 
 def test_bad_family_is_a_one_line_error(capsys):
     with pytest.raises(SystemExit) as exit_:
-        bench.main(["env", "--family", "nope"])
+        cli.main(["env", "--family", "nope"])
     assert exit_.value.code == 2
     assert "--family must be" in capsys.readouterr().err
 
@@ -157,15 +157,15 @@ def test_the_compact_python_sjf_reads_the_jitted_sjfs_decisions_from_the_compact
     variant = build("bracis-1", num_res=2)
     params = variant.sample_params(jax.random.PRNGKey(0), 2)
     expected = make_evaluator(variant.env, variant.heuristic("sjf"))(params, jax.random.PRNGKey(0)).state.time
-    adapter = bench.AdapterTimer("bracis-1", params, dict(num_res=2), policy=bench.sjf_from_compact)
+    adapter = env_rows.AdapterTimer("bracis-1", params, dict(num_res=2), policy=env_rows.sjf_from_compact)
     assert adapter.episode_decisions(2) == np.asarray(expected).reshape(-1).tolist()
-    idle = bench.AdapterTimer("bracis-1", params, dict(num_res=2), policy=lambda obs, env: env.num_slots)
+    idle = env_rows.AdapterTimer("bracis-1", params, dict(num_res=2), policy=lambda obs, env: env.num_slots)
     assert idle.episode_decisions(2) != adapter.episode_decisions(2)
 
 
 # ---------------------------------------------------------------------------------------------- VM
 PMS, VM_ROWS = 3, 300  # at 3 PMs the first window ends on a create that fits nowhere, the second runs out
-HUAWEI = find(bench.VM_TRACE.removeprefix("dataset:"))  # None where the trace is not here (a fresh clone)
+HUAWEI = find(env_rows.VM_TRACE.removeprefix("dataset:"))  # None where the trace is not here (a fresh clone)
 vm_needs = pytest.mark.skipif(
     not (DEFAULT_REFERENCE / "vmagent").is_dir() or importlib.util.find_spec("pandas") is None
     or HUAWEI is None,
@@ -182,17 +182,17 @@ def test_first_fit_places_every_vm_alike_in_vmagent_and_a_shifted_window_is_refu
     p = variant.params
     reference = VmReference(load_vmagent(DEFAULT_REFERENCE / "vmagent"), PMS, tmp_path / "events.csv",
                             p.numa_cpu, p.numa_mem, p.double_mem_above)
-    bench.check_vmagent_rows(reference, variant.trace, used)
-    decisions = bench.check_vm_placements(reference, variant, params, starts, VM_ROWS)
+    common.check_vmagent_rows(reference, variant.trace, used)
+    decisions = common.check_vm_placements(reference, variant, params, starts, VM_ROWS)
     assert len(decisions) == 2 and min(decisions) > 50
     with pytest.raises(SystemExit, match="First-Fit placements differ"):
-        bench.check_vm_placements(reference, variant, params, starts + 1, VM_ROWS)
+        common.check_vm_placements(reference, variant, params, starts + 1, VM_ROWS)
 
 
 @vm_needs
 def test_vm_rows_carry_every_field_and_the_ratio_of_medians(capsys):
-    rows = bench.bench_vm_env(DEFAULT_REFERENCE / "vmagent", [PMS], 2, 5, 5, 1, 0.01, 1, 0, VM_ROWS)
-    assert [r["workload"] for r in rows] == [w.format(batch=2) for w in bench.VM_WORKLOADS]
+    rows = env_rows.bench_vm_env(DEFAULT_REFERENCE / "vmagent", [PMS], 2, 5, 5, 1, 0.01, 1, 0, VM_ROWS)
+    assert [r["workload"] for r in rows] == [w.format(batch=2) for w in env_rows.VM_WORKLOADS]
     for row in rows:
         assert (row["family"], row["size_name"], row["size"]) == ("vm", "PMs", PMS)
         for side in ("reference", "jaxsched"):
@@ -213,35 +213,35 @@ class FakeTimer:
 
 def test_the_ceiling_keeps_the_faster_layout_and_the_image_rows_reference():
     image_row = {"family": "deeprm", "workload": "image, batch 8", "reference": {"median": 100.0}, "devices": 2}
-    row = bench.ceiling_row(image_row, [FakeTimer(5000.0, 1), FakeTimer(3000.0, 2)], 2, 1.0, "ceiling")
+    row = env_rows.ceiling_row(image_row, [FakeTimer(5000.0, 1), FakeTimer(3000.0, 2)], 2, 1.0, "ceiling")
     assert row["devices"] == 1 and row["jaxsched"]["median"] == 5000.0 and row["ratio"] == 50.0
-    row = bench.ceiling_row(image_row, [FakeTimer(2000.0, 1), FakeTimer(3000.0, 2)], 2, 1.0, "ceiling")
+    row = env_rows.ceiling_row(image_row, [FakeTimer(2000.0, 1), FakeTimer(3000.0, 2)], 2, 1.0, "ceiling")
     assert row["devices"] == 2 and row["ratio"] == 30.0 and row["ceiling_of"] == "image, batch 8"
 
 
 # ------------------------------------------------------------------- vector env, N copies per Python call
 def test_the_batched_sjf_reads_the_same_actions_as_the_one_copy_sjf():
-    """:func:`bench_vector.sjf_batch_from_image` is :func:`bench.sjf_from_flat_image` on every row."""
+    """:func:`vector.sjf_batch_from_image` is :func:`env_rows.sjf_from_flat_image` on every row."""
     params = reference_params()
-    vec = bench_vector.vector_env("deeprm", dict(num_slots=M, load=LOAD), params, 1, 3)
+    vec = vector.vector_env("deeprm", dict(num_slots=M, load=LOAD), params, 1, 3)
     obs = vec.reset(seed=0)[0]
     for _ in range(30):
-        actions = bench_vector.sjf_batch_from_image(obs, vec)
-        assert actions.tolist() == [bench.sjf_from_flat_image(row, vec.env.inner) for row in obs]
+        actions = vector.sjf_batch_from_image(obs, vec)
+        assert actions.tolist() == [env_rows.sjf_from_flat_image(row, vec.env.inner) for row in obs]
         obs = vec.step(actions)[0]
 
 
 @needs_deeprm_reference
 def test_vector_rows_check_every_copy_then_time_both_sides_per_env_step(capsys):
     """The default-run vector rows at a tiny size: decisions checked, then both sides timed per env-step."""
-    rows = bench_vector.vector_rows(["deeprm"], DEFAULT_REFERENCE, [M], [LOAD], [], [2], 1, 0.01, 0, 300)
+    rows = vector.vector_rows(["deeprm"], DEFAULT_REFERENCE, [M], [LOAD], [], [2], 1, 0.01, 0, 300)
     (row,) = rows
-    assert row["workload"] == bench_vector.VECTOR_WORKLOAD.format(copies=2) and row["copies"] == 2 and row["vector"]
+    assert row["workload"] == vector.VECTOR_WORKLOAD.format(copies=2) and row["copies"] == 2 and row["vector"]
     assert row["cores"]["jaxsched"] == row["cores"]["reference"] == 1 and len(row["load_average"]) == 3
     assert row["ratio"] == pytest.approx(row["jaxsched"]["median"] / row["reference"]["median"])
     assert min(row["reference"]["runs"] + row["jaxsched"]["runs"]) > 0
     assert f"M={M} load={LOAD} N=2: every copy's SJF equals the jitted SJF" in capsys.readouterr().out
-    page = bench.env_markdown(rows, {"load_average": (1.0, 1.0, 1.0)})
+    page = env_rows.env_markdown(rows, {"load_average": (1.0, 1.0, 1.0)})
     assert "## Vector env, N copies per Python call" in page and "| deeprm | M = 5 | 1.3 | 2 |" in page
 
 
@@ -252,22 +252,22 @@ def test_the_vector_decision_check_refuses_another_policy_another_jobset_and_a_w
     variant = build("deeprm", num_slots=M, load=LOAD)
     params = reference_params()
     sjf = variant.heuristic("sjf")
-    expected = bench_vector.heuristic_actions(variant.env, sjf, jax.tree.map(lambda x: x[0], params))
-    vec = bench_vector.vector_env("deeprm", dict(num_slots=M, load=LOAD), params, 0, 2)
-    bench_vector.check_vector_decisions(vec, bench_vector.sjf_batch_from_image, expected, "the same jobset")
+    expected = vector.heuristic_actions(variant.env, sjf, jax.tree.map(lambda x: x[0], params))
+    vec = vector.vector_env("deeprm", dict(num_slots=M, load=LOAD), params, 0, 2)
+    vector.check_vector_decisions(vec, vector.sjf_batch_from_image, expected, "the same jobset")
     with pytest.raises(SystemExit, match="vector env decisions differ"):
-        bench_vector.check_vector_decisions(vec, lambda obs, v: np.full(v.num_envs, M), expected, "move on")
-    other = bench_vector.heuristic_actions(variant.env, sjf, jax.tree.map(lambda x: x[1], params))
+        vector.check_vector_decisions(vec, lambda obs, v: np.full(v.num_envs, M), expected, "move on")
+    other = vector.heuristic_actions(variant.env, sjf, jax.tree.map(lambda x: x[1], params))
     with pytest.raises(SystemExit, match="vector env (decisions differ|episodes end otherwise)"):
-        bench_vector.check_vector_decisions(vec, bench_vector.sjf_batch_from_image, other, "jobset 1")
+        vector.check_vector_decisions(vec, vector.sjf_batch_from_image, other, "jobset 1")
     with pytest.raises(SystemExit, match="episodes end otherwise"):
-        bench_vector.check_vector_decisions(vec, bench_vector.sjf_batch_from_image, expected + [M], "one more")
+        vector.check_vector_decisions(vec, vector.sjf_batch_from_image, expected + [M], "one more")
 
 
 @vm_needs
 @pytest.mark.slow
 def test_vm_vector_rows_place_every_copy_first_fit_as_vmagent(capsys):
-    (row,) = bench_vector.vector_rows(["vm"], DEFAULT_REFERENCE, [], [], [PMS], [2], 1, 0.01, 0, VM_ROWS)
+    (row,) = vector.vector_rows(["vm"], DEFAULT_REFERENCE, [], [], [PMS], [2], 1, 0.01, 0, VM_ROWS)
     assert (row["family"], row["size"], row["copies"]) == ("vm", PMS, 2) and row["jaxsched"]["median"] > 0
     assert f"PMs={PMS} N=2: every copy's first allowed action equals the jitted First-Fit" in capsys.readouterr().out
 
@@ -275,6 +275,6 @@ def test_vm_vector_rows_place_every_copy_first_fit_as_vmagent(capsys):
 def test_vector_sizes_none_and_bad_values(capsys):
     for flags in (["--vector-sizes", "0"], ["--vector-only", "--vector-sizes", "none"], ["--vector-slots", "x"]):
         with pytest.raises(SystemExit) as exit_:
-            bench.main(["env", "--family", "deeprm", *flags])
+            cli.main(["env", "--family", "deeprm", *flags])
         assert exit_.value.code == 2
     assert "--vector-slots must be comma-separated integers" in capsys.readouterr().err

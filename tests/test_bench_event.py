@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from jaxsched.bench import main as bench_main
+from jaxsched.bench.cli import main as bench_main
 
 
 def test_bench_event_times_both_steppings_and_counts_ticks(tmp_path, capsys):

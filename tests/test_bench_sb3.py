@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from jaxsched import bench_sb3
+from jaxsched.bench import sb3 as bench_sb3
+from jaxsched.bench.cli import main as bench_main
 from jaxsched.experiment import Experiment, load_train_config
 
 CONFIG = Path("configs/mdp_ppo_compact.yaml")
@@ -60,9 +61,8 @@ def test_rows_skip_with_one_line_unless_named():
 
 
 def test_named_sb3_row_without_the_reference_exits_2(tmp_path, capsys):
-    from jaxsched import bench
-    status = bench.main(["train-sb3", "--rows", "sb3", "--reference", str(tmp_path), "--out",
-                         str(tmp_path / "out.json")])
+    status = bench_main(["train-sb3", "--rows", "sb3", "--reference", str(tmp_path), "--out",
+                        str(tmp_path / "out.json")])
     out = capsys.readouterr().out.strip().splitlines()
     assert status == 2 and len(out) == 1 and out[0].startswith("skipped: the SB3 PPO row:")
     assert not (tmp_path / "out.json").exists()

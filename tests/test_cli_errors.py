@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from jaxsched import datasets
+from jaxsched.workloads import datasets
 
 QUICKSTART = str(Path(__file__).resolve().parents[1] / "configs" / "quickstart.yaml")
 ERROR_LINE = re.compile(r"^(python -m [\w.]+: )?error: \S")
@@ -151,7 +151,8 @@ def empty_cwd(tmp_path, tmp_path_factory, monkeypatch):
 @pytest.mark.parametrize("module, argv", CASES, ids=[f"{m.split('.')[-1]} {' '.join(a)}" for m, a in CASES])
 def test_bad_input_is_one_error_line(module, argv, empty_cwd, capsys):
     try:
-        code = importlib.import_module(module).main(argv)
+        loaded = importlib.import_module(module)  # a command module, or a package run by its __main__
+        code = (loaded if hasattr(loaded, "main") else importlib.import_module(f"{module}.__main__")).main(argv)
     except SystemExit as exit_:  # argparse's
         code = exit_.code
     out, err = capsys.readouterr()

@@ -131,7 +131,7 @@ def test_the_clone_downloads_the_notebooks_results_and_not_the_others(tmp_path):
     _git("clone", "-q", "--depth", "1", "--filter=blob:none", "--sparse", source.as_uri(), str(clone), cwd=tmp_path)
     _git("sparse-checkout", "set", "notebooks", cwd=clone)
     colab.checkout(clone, colab.notebook_results(clone / "notebooks" / "05_grid.ipynb"))
-    assert (clone / "jaxsched" / "data_files" / "ctc-sp2-1996-first969.swf").is_file()
+    assert (clone / "jaxsched" / "workloads" / "data_files" / "ctc-sp2-1996-first969.swf").is_file()
     assert (clone / "configs" / "quickstart.yaml").is_file() and (clone / "pyproject.toml").is_file()
     assert (clone / "results" / "grid" / "grid_tables.md").is_file() and not (clone / "results" / "heavy").exists()
     assert not (clone / "tests").exists() and not (clone / "docs").exists()
@@ -166,7 +166,7 @@ def test_the_colab_cell_installs_jaxsched_in_a_fresh_venv_and_keeps_its_jax(tmp_
     assert run.returncode == 0, run.stdout + run.stderr
     assert "backend: cpu" in run.stdout and "kept jax==" in run.stdout
     assert "results/ checked out: results/grid, results/grid_esn_oracle" in run.stdout
-    check = ("import jax, jaxsched; from jaxsched.datasets import dataset_path; "
+    check = ("import jax, jaxsched; from jaxsched.workloads.datasets import dataset_path; "
              "print(jax.__version__); print(jaxsched.__file__); print(dataset_path('ctc-sp2-first969'))")
     lines = subprocess.run([python, "-c", check], cwd=outside, env=env, check=True, capture_output=True,
                            text=True).stdout.splitlines()

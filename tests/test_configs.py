@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from jaxsched.datasets import DATASET_PREFIX, find
 from jaxsched.experiment import TrainConfig, load_train_config
 from jaxsched.registry import build
+from jaxsched.workloads.datasets import DATASET_PREFIX, find
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))

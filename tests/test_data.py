@@ -1,4 +1,4 @@
-"""The dataset registry (``jaxsched.datasets``) and its command (``python -m jaxsched.data``): the three
+"""The dataset registry (``jaxsched.workloads.datasets``) and its command (``python -m jaxsched.data``): the three
 kinds (shipped, fetched, built), list, fetch and build with checksums, path, and ``dataset:NAME`` wherever
 a trace path is taken. Downloads use file:// URLs to local copies or a patched opener (no network)."""
 
@@ -11,11 +11,11 @@ import urllib.error
 
 import pytest
 
-from jaxsched import datasets
 from jaxsched.data import main
-from jaxsched.datasets import (DATASETS, PACKAGE_DATA, Dataset, build, dataset_path, derive_huawei_lifetimes, fetch,
-                               git_blob_id, resolve_path)
 from jaxsched.errors import DatasetError, InputError
+from jaxsched.workloads import datasets
+from jaxsched.workloads.datasets import (DATASETS, PACKAGE_DATA, Dataset, build, dataset_path, derive_huawei_lifetimes,
+                                         fetch, git_blob_id, resolve_path)
 
 CTC, LUBLIN, HUAWEI = DATASETS["ctc-sp2-first969"], DATASETS["lublin-256"], DATASETS["huawei-east-1"]
 TINY = b"; a tiny SWF\n1 0 0 10 1 -1 -1 1 10 -1 1 -1 -1 -1 -1 -1 -1 -1\n"
@@ -31,7 +31,7 @@ def cache(tmp_path, monkeypatch):
     """An empty cache, and no checkout copies (``../shared/data``) to fall back on."""
     folder = tmp_path / "cache"
     monkeypatch.setenv("JAXSCHED_DATA", str(folder))
-    monkeypatch.setattr("jaxsched.datasets.checkout_data_dir", lambda: None)
+    monkeypatch.setattr("jaxsched.workloads.datasets.checkout_data_dir", lambda: None)
     return folder
 
 
@@ -75,8 +75,9 @@ def test_the_shipped_excerpt_is_package_data_and_matches_the_registry(cache, cap
     assert dataset_path(CTC.name) == PACKAGE_DATA / CTC.file == fetch(CTC.name)  # no download, no cache
     assert not cache.exists()
     import tomllib
-    package_data = tomllib.loads((PACKAGE_DATA.parents[1] / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
-    assert any(PACKAGE_DATA.joinpath(CTC.file).match(f"jaxsched/{glob}") for glob in package_data["jaxsched"])
+    package_data = tomllib.loads((PACKAGE_DATA.parents[2] / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    assert any(PACKAGE_DATA.joinpath(CTC.file).match(f"jaxsched/workloads/{glob}")
+               for glob in package_data["jaxsched.workloads"])
 
 
 def test_list_says_for_each_dataset_how_to_get_it_and_whether_it_is_here(cache, tiny, capsys):
@@ -219,7 +220,7 @@ def test_a_file_of_the_wrong_size_in_the_cache_is_not_used(cache, tiny):
 def test_commands_and_variants_take_dataset_names(cache, tiny, capsys):
     """``dataset:NAME`` goes through dataset_path in the readers and the VM variants; a missing one
     says how to get it."""
-    from jaxsched.envs.deeprm.swf import read_swf
+    from jaxsched.workloads.swf import read_swf
     from jaxsched.registry import build as build_variant
     from jaxsched.studies.swf_eval import main as swf_eval_main
 

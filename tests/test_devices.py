@@ -108,7 +108,7 @@ def test_with_host_devices_sets_only_the_device_count():
 
 SCAN_CHILD = r"""
 import json, jax, numpy as np
-from jaxsched import bench
+from jaxsched.bench import env as env_rows
 from jaxsched.baselines.vm import first_fit
 from jaxsched.registry import build
 out = {}
@@ -118,7 +118,7 @@ for name, options, policy in (("deeprm", {"num_slots": 5}, None), ("deeprm", {"n
     params = variant.sample_params(jax.random.PRNGKey(0), 4)
     carries = {}
     for devices in (1, 2):
-        timer = bench.ScanTimer(variant.env, params, 7, policy, devices=devices)
+        timer = env_rows.ScanTimer(variant.env, params, 7, policy, devices=devices)
         timer(0.0), timer(0.0)  # two more calls: the carry comes back laid out as it went in
         carries[devices] = [np.asarray(x) for x in jax.tree.leaves(timer.carry)]
         out[f"{name}{options}/{devices}/compiled"] = timer.run._cache_size()

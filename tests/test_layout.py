@@ -1,6 +1,7 @@
-"""The package's shape: no import cycles or function-level imports, libraries below commands, one
-Variant protocol that every family (the registered ones and a toy one living only in tests/) serves to
-every learner, and every config ever written still loading."""
+"""The package's shape: no import cycles or function-level imports, libraries below commands, the shared
+layers (errors, core, workloads) below the families, one Variant protocol that every family (the registered
+ones and a toy one living only in tests/) serves to every learner, and every config ever written still
+loading."""
 
 from __future__ import annotations
 
@@ -88,9 +89,47 @@ def test_no_import_inside_functions_and_no_cycles():
 
 def test_libraries_do_not_import_commands_or_studies():
     code = ("import sys, jaxsched.algos, jaxsched.envs.deeprm.variants, jaxsched.envs.vm.variants, jaxsched.experiment; "
-            "print(sorted(m for m in sys.modules if m in %r or m.startswith('jaxsched.studies')))" % sorted(COMMANDS))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
-    assert out.strip() == "[]"
+            "print(sorted(m for m in sys.modules if m in %r or m.startswith(('jaxsched.studies', 'jaxsched.bench.', "
+            "'jaxsched.reproduction'))))" % sorted(COMMANDS))
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                          check=True).stdout.strip() == "[]"
+
+
+# A shared layer and the layers it may import (besides itself): what families share sits below them all, and
+# nothing below imports what is built on it.
+LAYER_IMPORTS = {
+    "jaxsched.errors": set(),
+    "jaxsched.core": {"jaxsched.errors"},
+    "jaxsched.workloads": {"jaxsched.errors"},  # the dataset catalogue and trace formats every family reads
+    "jaxsched.baselines": {"jaxsched.errors", "jaxsched.core", "jaxsched.workloads", "jaxsched.envs"},
+    "jaxsched.envs": {"jaxsched.errors", "jaxsched.core", "jaxsched.workloads", "jaxsched.baselines"},
+    "jaxsched.reproduction": {"jaxsched.errors", "jaxsched.core", "jaxsched.results_numbers"},  # imports no command
+}
+# Packages only their own command reads: no library imports a bench module or the results registry.
+IMPORTED_ONLY_BY = {
+    "jaxsched.bench": {"jaxsched.bench"},
+    "jaxsched.reproduction": {"jaxsched.reproduction", "jaxsched.reproduce", "jaxsched.studies"},
+}
+
+
+def layer(module: str) -> str:
+    """The package (or root module) ``module`` belongs to: ``jaxsched.envs.vm.env`` -> ``jaxsched.envs``."""
+    return ".".join(module.split(".")[:2])
+
+
+def test_lower_layers_never_import_upper_ones():
+    wrong = []
+    for path in LIBRARY:
+        module = module_name(path)
+        for target in imported_modules(path)[0]:
+            source, used = layer(module), layer(target)
+            if used == source:
+                continue
+            if source in LAYER_IMPORTS and used not in LAYER_IMPORTS[source]:
+                wrong.append(f"{module} imports {target} (a layer above {source})")
+            if used in IMPORTED_ONLY_BY and source not in IMPORTED_ONLY_BY[used]:
+                wrong.append(f"{module} imports {target} ({used} is read only by {sorted(IMPORTED_ONLY_BY[used])})")
+    assert not wrong, "\n".join(wrong)
 
 
 def test_learners_and_commands_know_no_family():

@@ -17,7 +17,7 @@ import pytest
 from gymnax.environments import environment
 
 import jaxsched
-from jaxsched.bench import main as bench_main
+from jaxsched.bench.cli import main as bench_main
 from jaxsched.core.observe_once import ObserveOnceStep
 
 # one small variant per family; the VM one ends episodes often (a masked action ends it), so copies

@@ -12,7 +12,7 @@ from jaxsched import evaluate, reproduce, sweep
 from jaxsched.core.config import _parse_override
 from jaxsched.core.runs import FORMAT_VERSION
 from jaxsched.experiment import load_train_config
-from jaxsched.results_registry import BY_ID, ITEMS, sweep_cell_name
+from jaxsched.reproduction import BY_ID, ITEMS, sweep_cell_name
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
@@ -61,8 +61,8 @@ def test_every_command_parses(quick):
         elif module == "jaxsched.evaluate":
             evaluate.build_parser().parse_args(args)
         else:
-            path = ROOT / (module.replace(".", "/") + ".py")
-            assert path.exists(), f"{item_id}: no module {module}"
+            path = ROOT / module.replace(".", "/")  # a module, or a package run by its __main__
+            assert path.with_suffix(".py").exists() or (path / "__main__.py").exists(), f"{item_id}: no module {module}"
         for token in argv:
             assert "{" not in token, f"{item_id}: unformatted placeholder in {token}"
 

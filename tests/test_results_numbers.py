@@ -12,7 +12,7 @@ import pytest
 from jaxsched import reproduce
 from jaxsched import results_numbers as numbers
 from jaxsched.core import stats
-from jaxsched.results_registry import BY_ID, ITEMS
+from jaxsched.reproduction import BY_ID, ITEMS
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"

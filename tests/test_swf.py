@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from conftest import dataset_file
-from jaxsched.envs.deeprm.swf import SwfFormatError, SwfTrace, clamp_to_machine, read_swf, to_jobsets
+from jaxsched.envs.deeprm.swf_jobsets import to_jobsets
+from jaxsched.workloads.swf import SwfFormatError, SwfTrace, clamp_to_machine, read_swf
 
 
 

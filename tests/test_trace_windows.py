@@ -8,11 +8,12 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxsched.datasets import find
 from jaxsched.envs.deeprm import trace_windows as tw
-from jaxsched.envs.deeprm.swf import read_swf, to_jobsets
+from jaxsched.envs.deeprm.swf_jobsets import to_jobsets
 from jaxsched.envs.deeprm.types import EnvParams
 from jaxsched.errors import InputError
+from jaxsched.workloads.datasets import find
+from jaxsched.workloads.swf import read_swf
 
 CTC = "dataset:ctc-sp2-first969"
 

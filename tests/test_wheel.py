@@ -73,7 +73,8 @@ def test_the_wheel_holds_every_subpackage_and_py_typed(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = {f"jaxsched/{p.relative_to(ROOT / 'jaxsched').as_posix()}"
                 for p in (ROOT / "jaxsched").rglob("__init__.py")}
-    expected |= {"jaxsched/baselines/__init__.py", "jaxsched/py.typed", "jaxsched/data.py", "jaxsched/datasets.py", "jaxsched/__main__.py"}
+    expected |= {"jaxsched/baselines/__init__.py", "jaxsched/py.typed", "jaxsched/data.py", "jaxsched/__main__.py",
+                 "jaxsched/workloads/datasets.py", "jaxsched/workloads/data_files/ctc-sp2-1996-first969.swf"}
     assert expected <= names, f"missing from the wheel: {sorted(expected - names)}"
     assert any(n.endswith(".dist-info/licenses/LICENSE") or n.endswith(".dist-info/LICENSE") for n in names)
     assert not any(n.startswith("baselines/") for n in names)  # installs as jaxsched.baselines only

@@ -11,7 +11,6 @@ evaluation's, so the last point equals ``eval.json``'s sampled policy up to floa
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 from typing import Callable
 
@@ -20,6 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxsched.core.rollout import make_evaluator
+from jaxsched.core.runs import read_csv_rows
 
 EVAL_CURVE_FILE = "eval_curve.csv"
 TRAINED_POLICY = "sampled"  # the trained policy is evaluated sampling its actions (the greedy one starves jobs)
@@ -72,8 +72,7 @@ def _row(iteration: int, seed, policy: str, stats: dict) -> dict:
 
 
 def _read(path: Path) -> list[dict]:
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+    return read_csv_rows(path)
 
 
 def _by_seed(rows: list[dict], metric: str) -> tuple[np.ndarray, np.ndarray]:

@@ -13,6 +13,8 @@ import gc
 import hashlib
 import json
 import logging
+import lzma
+import shutil
 import sys
 import time
 import warnings
@@ -275,6 +277,52 @@ def check_same_config(saved: dict, requested: dict, run_dir: Path) -> None:
                               "to resume:\n  " + "\n  ".join(diffs))
 
 
+COMPRESSED = ".xz"  # results/ commits metrics.csv compressed as metrics.csv.xz (lossless, ~3.6x smaller)
+
+
+def compressed_path(path: Path) -> Path:
+    """Where the compressed copy of the CSV ``path`` lives (``metrics.csv`` -> ``metrics.csv.xz``)."""
+    return Path(path).with_name(Path(path).name + COMPRESSED)
+
+
+def stored_exists(path: Path) -> bool:
+    """Whether the file ``path`` exists, as written or compressed."""
+    return Path(path).exists() or compressed_path(path).exists()
+
+
+def open_csv(path: Path):
+    """A text handle on the CSV ``path``, or on its compressed copy when only that exists: every reader
+    of ``metrics.csv`` goes through here, so a committed run reads the same compressed or not."""
+    path = Path(path)
+    if not path.exists() and compressed_path(path).exists():
+        return lzma.open(compressed_path(path), "rt", newline="")
+    return open(path, newline="")
+
+
+def read_csv_rows(path: Path) -> list[dict]:
+    """Every row of the CSV ``path`` (plain or compressed) as a dict."""
+    with open_csv(path) as f:
+        return list(csv.DictReader(f))
+
+
+def copy_stored(path: Path, folder: Path) -> Path:
+    """Copies the file ``path`` into ``folder`` as it is stored (plain or compressed); returns the copy."""
+    source = Path(path) if Path(path).exists() else compressed_path(path)
+    return Path(shutil.copy(source, Path(folder) / source.name))
+
+
+def compress_csv(path: Path) -> Path:
+    """Replaces the CSV ``path`` with its xz-compressed copy (the bytes kept exactly) and returns its path."""
+    path, target = Path(path), compressed_path(path)
+    with open(path, "rb") as source, lzma.open(target, "wb", preset=9) as sink:
+        shutil.copyfileobj(source, sink)
+    with lzma.open(target, "rb") as check, open(path, "rb") as source:
+        if check.read() != source.read():
+            raise OSError(f"{target} does not decompress to {path}")
+    path.unlink()
+    return target
+
+
 class MetricsLog:
     """A CSV of rows with an ``iteration`` column (metrics.csv: one per iteration and seed;
     eval_curve.csv); a resume drops the rows past its checkpoint (they are replayed)."""
@@ -282,9 +330,8 @@ class MetricsLog:
     def __init__(self, path: Path, resume_from: int | None):
         self.path = path
         self.columns: list[str] | None = None
-        if resume_from is not None and path.exists():
-            with open(path, newline="") as f:
-                rows = [r for r in csv.DictReader(f) if int(r["iteration"]) <= resume_from]
+        if resume_from is not None and stored_exists(path):
+            rows = [r for r in read_csv_rows(path) if int(r["iteration"]) <= resume_from]
             if rows:
                 self.columns = list(rows[0])
             with open(path, "w", newline="") as f:
@@ -292,8 +339,10 @@ class MetricsLog:
                     writer = csv.DictWriter(f, self.columns)
                     writer.writeheader()
                     writer.writerows(rows)
-        elif path.exists():
-            path.unlink()
+            compressed_path(path).unlink(missing_ok=True)  # a resumed run appends to the plain CSV
+        else:  # a fresh run: no earlier log, in either form
+            path.unlink(missing_ok=True)
+            compressed_path(path).unlink(missing_ok=True)
 
     def append(self, rows: list[dict]) -> None:
         if self.columns is None:
@@ -317,8 +366,7 @@ def write_evaluation(out: Path, header: dict, summary: dict[str, dict], describe
 
 def per_iteration_means(path: Path, columns: tuple[str, ...]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Iterations of ``metrics.csv`` and, per column, the mean over the seeds' rows (NaNs ignored)."""
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
+    rows = read_csv_rows(path)
     iterations = np.array(sorted({int(r["iteration"]) for r in rows}), dtype=int)
     index = {int(i): k for k, i in enumerate(iterations)}
     means = {}

@@ -6,7 +6,7 @@ Per run folder under results/ (a folder with ``config.json`` or ``metrics.csv``)
 checkpoints (all steps, and the steps older than the newest, which no reader restores: every reader takes
 the newest intact one and none passes ``--from-step``) and of ``metrics.csv``; then who reads the checkpoints:
 
-- a registry command (:mod:`jaxsched.results_registry`) of a module that restores checkpoints, one of whose
+- a registry command (:mod:`jaxsched.reproduction`) of a module that restores checkpoints, one of whose
   arguments is the run's folder or a folder above it (``--runs``, ``--specialised``);
 - a registry item whose ``outputs`` or ``inputs`` name the ``checkpoints`` folder (tests/test_reproduce.py
   requires outputs to exist; reproduce reruns an item whose input is missing);
@@ -30,7 +30,8 @@ import sys
 from pathlib import Path
 
 from jaxsched import pretrained
-from jaxsched.results_registry import ITEMS
+from jaxsched.core.runs import compressed_path
+from jaxsched.reproduction import ITEMS
 
 ROOT = Path(__file__).resolve().parents[2]
 RESTORES = re.compile(r"\b(load_run|load_policy)\(")  # what a module that restores checkpoints calls
@@ -87,13 +88,13 @@ def _bytes(folder: Path) -> int:
 
 def find_runs(results: Path) -> list[Run]:
     """Every run folder under ``results`` with its checkpoint and metrics.csv bytes."""
-    folders = sorted({p.parent for name in ("config.json", "metrics.csv") for p in results.rglob(name)
+    folders = sorted({p.parent for name in ("config.json", "metrics.csv", "metrics.csv.xz") for p in results.rglob(name)
                       if "checkpoints" not in p.parts})
     runs = []
     for folder in folders:
         run = Run(folder.relative_to(results.parent).as_posix())
-        metrics = folder / "metrics.csv"
-        run.metrics_bytes = metrics.stat().st_size if metrics.exists() else 0
+        stored = [folder / "metrics.csv", compressed_path(folder / "metrics.csv")]
+        run.metrics_bytes = sum(p.stat().st_size for p in stored if p.exists())
         if (folder / "config.json").exists():
             run.seeds = len(json.loads((folder / "config.json").read_text())["config"].get("seeds", [0]))
         steps = sorted((int(p.name), _bytes(p)) for p in (folder / "checkpoints").glob("*") if p.name.isdigit())
@@ -145,7 +146,7 @@ def text_mentions(runs: list[Run], root: Path, results: str) -> None:
     """Fills each run's ``mentions``: lines naming its folder (its path, or its top folder under results/ as
     one path part) within three lines of a checkpoint reader, outside the registry."""
     files = sorted({p for pattern in SCANNED for p in root.glob(pattern)} - {
-        root / "jaxsched" / "results_registry.py", Path(__file__).resolve(),
+        *(root / "jaxsched" / "reproduction").glob("*.py"), Path(__file__).resolve(),
         root / "tests" / "test_checkpoint_map.py"})  # the map's own test names runs of a results/ tree of its own
     texts = {p: p.read_text(errors="replace").splitlines() for p in files if p.is_file()}
     hits: dict[str, list[tuple[str, int, str]]] = {}  # top folder: (file, line number, line) near a reader

@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from jaxsched.core.plotting import curves
-from jaxsched.core.runs import per_iteration_means
+from jaxsched.core.runs import copy_stored, per_iteration_means, stored_exists
 from jaxsched.core.stats import summarize_over_seeds
 from jaxsched.core.unfinished import leaves_unfinished, legend
 
@@ -85,7 +84,7 @@ class RunCurve:
 
 def read_run(run: Path) -> RunCurve:
     for name in ("metrics.csv", "eval.json"):
-        if not (run / name).exists():
+        if not stored_exists(run / name):
             raise FileNotFoundError(f"{run} has no {name}: is it a finished `python -m jaxsched.train` run?")
     heldout = json.loads((run / "eval.json").read_text())["policies"]
     column = measure_of(heldout).column
@@ -169,8 +168,8 @@ def compare(runs: dict[str, Path], out: Path, baseline: str = "sjf", window: int
             summary["runs"][label]["over_seeds"] = seeds
         (out / label).mkdir(parents=True, exist_ok=True)
         for name in _RUN_FILES:
-            if (runs[label] / name).exists():
-                shutil.copy(runs[label] / name, out / label / name)
+            if stored_exists(runs[label] / name):
+                copy_stored(runs[label] / name, out / label)
     hline = {f"{baseline} (held-out)": level}
     smooth = {label: list(running_mean(c.slowdown, window)) for label, c in runs_read.items()}
     ylabel = f"training {measure.curve_name} ({window}-iteration running mean)"

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import csv
 import json
 import sys
 import time
@@ -31,7 +30,7 @@ from jaxsched.algos import ALGORITHMS
 from jaxsched.core.plotting import learning_curves_with_spread
 from jaxsched.core.progress import progress
 from jaxsched.core.rollout import make_evaluator
-from jaxsched.core.runs import read_run_config
+from jaxsched.core.runs import read_csv_rows, read_run_config
 from jaxsched.core.unfinished import LEGEND, MARK, leaves_unfinished
 from jaxsched.envs.deeprm.metrics import job_table, summarize
 from jaxsched.experiment import Experiment, TrainConfig, load_run
@@ -181,8 +180,7 @@ def fig4_markdown(results: dict) -> str:
 # ---------------------------------------------------------------------------------------------- curves
 def read_metrics(run: Path) -> dict:
     """Per-seed training-rollout slowdown per iteration, agent steps per seed, wall-clock."""
-    with open(run / "metrics.csv", newline="") as f:
-        rows = list(csv.DictReader(f))
+    rows = read_csv_rows(run / "metrics.csv")
     seeds = sorted({int(r["seed"]) for r in rows})
     iterations = sorted({int(r["iteration"]) for r in rows})
     grid = lambda key: np.array([[float(r[key]) for r in rows if int(r["seed"]) == s] for s in seeds])

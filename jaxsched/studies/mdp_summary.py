@@ -7,7 +7,6 @@ wall-clock seconds, with the held-out SJF level)."""
 
 from __future__ import annotations
 
-import csv
 import json
 import shutil
 import sys
@@ -19,6 +18,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
+from jaxsched.core.runs import copy_stored, read_csv_rows
 from jaxsched.core.unfinished import leaves_unfinished
 
 
@@ -27,7 +27,7 @@ def main(out: Path, runs: list[Path]) -> None:
     summary, fig = {}, plt.figure(figsize=(7, 4.5))
     sjf = None
     for run in runs:
-        rows = list(csv.DictReader(open(run / "metrics.csv")))
+        rows = read_csv_rows(run / "metrics.csv")
         policies = json.loads((run / "eval.json").read_text())["policies"]
         wall = np.cumsum([float(r["wall_s"]) for r in rows])
         slowdown = np.array([float(r["mean_slowdown"]) for r in rows])
@@ -42,8 +42,9 @@ def main(out: Path, runs: list[Path]) -> None:
                         | {"leaves_unfinished": leaves_unfinished(stats)} for name, stats in policies.items()},
         }
         (out / run.name).mkdir(exist_ok=True)
-        for name in ("config.json", "eval.json", "metrics.csv"):
+        for name in ("config.json", "eval.json"):
             shutil.copy(run / name, out / run.name / name)
+        copy_stored(run / "metrics.csv", out / run.name)
     if sjf is not None:
         plt.axhline(sjf, linestyle="--", color="k", label="SJF (held-out)")
     plt.xlabel("training wall-clock (s, 1 shared CPU core)")

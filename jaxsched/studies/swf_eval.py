@@ -45,12 +45,13 @@ import numpy as np
 
 from jaxsched.core.progress import evaluate_each
 from jaxsched.core.unfinished import LEGEND, MARK, leaves_unfinished, legend, marked
-from jaxsched.datasets import resolve_path
 from jaxsched.envs.deeprm.metrics import UNFINISHED_PENALTY, bounded_slowdown, penalised_means, summarize
-from jaxsched.envs.deeprm.swf import read_swf, to_jobsets
+from jaxsched.envs.deeprm.swf_jobsets import to_jobsets
 from jaxsched.errors import CheckpointError, UsageError
 from jaxsched.experiment import load_policy
 from jaxsched.registry import build
+from jaxsched.workloads.datasets import resolve_path
+from jaxsched.workloads.swf import read_swf
 
 BSLD_TAU_SECONDS = 10.0
 ENV_OPTIONS = dict(num_res=1, observation="bracis", stepping="time", reward_jobs="all", allocation="fits_now",

@@ -1,6 +1,6 @@
 """Trace-window instances: learn from a cluster's own SWF log, evaluate on a later part of it.
 
-The kept jobs of an SWF trace (cleaned by :func:`~jaxsched.envs.deeprm.swf.read_swf`; jobs wider
+The kept jobs of an SWF trace (cleaned by :func:`~jaxsched.workloads.swf.read_swf`; jobs wider
 than the cluster dropped and counted) are split at a submit time: the jobs before it (by default the
 first 70% of them) are the *training* part, the rest the *held-out* part. Training instances are
 windows of ``window`` consecutive training jobs starting anywhere in that part, cut inside ``jit``
@@ -29,12 +29,12 @@ import numpy as np
 from flax import struct
 
 from jaxsched.baselines.hpc import make_hpc_heuristic
-from jaxsched.datasets import resolve_path
 from jaxsched.envs.deeprm.env import DeepRM
-from jaxsched.envs.deeprm.swf import SwfTrace, _to_steps, read_swf
 from jaxsched.envs.deeprm.types import EnvParams, Jobset, Observation, with_jobsets
 from jaxsched.envs.deeprm.variants import DeepRMVariant
 from jaxsched.errors import InputError
+from jaxsched.workloads.datasets import resolve_path
+from jaxsched.workloads.swf import SwfTrace, read_swf, to_steps
 
 RUNTIME_MODELS = ("requested", "actual")
 NAME = "swf-compact"
@@ -140,7 +140,7 @@ def _fraction(quantum: float) -> Fraction:
 
 
 def _ceil_steps(seconds: np.ndarray, quantum: float) -> np.ndarray:
-    return np.maximum(_to_steps(seconds, quantum, round_up=True), 1)
+    return np.maximum(to_steps(seconds, quantum, round_up=True), 1)
 
 
 def _job_range(trace: SwfTrace, keep: np.ndarray, lo: int, hi: int) -> dict:

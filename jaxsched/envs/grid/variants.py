@@ -19,13 +19,13 @@ from jaxsched.core.plotting import learning_curve
 from jaxsched.core.rollout import num_instances
 from jaxsched.core.runs import per_iteration_means
 from jaxsched.core.variant import Headline, variant_config
-from jaxsched.datasets import resolve_path
 from jaxsched.envs.grid.env import ELASTIC_POOL_SIZES, GridSite
 from jaxsched.envs.grid.metrics import PER_JOB_COLUMNS, job_table, summarize
 from jaxsched.envs.grid.types import PAPER_VO_SHARES, EnvParams
 from jaxsched.envs.grid.heapq_sim import fifo_queue_peak
 from jaxsched.envs.grid.workload import Workload, generate_many, swf_windows
 from jaxsched.errors import InputError
+from jaxsched.workloads.datasets import resolve_path
 
 # The queue capacity of synthetic windows (option ``queue_capacity: auto``), at most the window's
 # length: the most jobs waiting at a FIFO decision on 200 synthetic Table 1 windows of 9500 jobs on 81

@@ -33,9 +33,9 @@ import jax.numpy as jnp
 import numpy as np
 from scipy.special import betaincinv
 
-from jaxsched.envs.deeprm.swf import read_swf
 from jaxsched.envs.grid.types import BATCH, INTERACTIVE, INTERACTIVE_BELOW, PAPER_VO_SHARES, GridJobs, jobs_from_arrays
 from jaxsched.errors import InputError
+from jaxsched.workloads.swf import read_swf
 
 TABLE1 = {"interactive": dict(jobs=4480, mean=160.0, median=190.0, std=108.0),
           "batch": dict(jobs=5020, mean=34927.0, median=15615.0, std=78755.0)}

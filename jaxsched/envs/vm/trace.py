@@ -7,7 +7,7 @@ create lies before the window gets ``partner = -1`` and is a no-op (the cluster 
 
 Two file formats are read:
 
-* the derived CSV ``vmid,cpu,mem,at,lt`` (dataset ``huawei-east-1``, :mod:`jaxsched.datasets`): each row is a VM created at ``at`` and
+* the derived CSV ``vmid,cpu,mem,at,lt`` (dataset ``huawei-east-1``, :mod:`jaxsched.workloads.datasets`): each row is a VM created at ``at`` and
   deleted at ``at + lt``. Events are ordered by time; at equal times **deletes come before creates**,
   because in a real cluster capacity released at time t is available to requests arriving at t
   (this is the ordering that makes a full cluster's behaviour independent of row order). A VM with

@@ -13,11 +13,11 @@ from jaxsched.baselines.vm import HEURISTIC_NAMES, heuristic_policy
 from jaxsched.core.plotting import learning_curve
 from jaxsched.core.runs import per_iteration_means
 from jaxsched.core.variant import Headline, variant_config
-from jaxsched.datasets import resolve_path
 from jaxsched.envs.vm.env import VmPlacement
 from jaxsched.envs.vm.episodes import draw_starts, evaluate_at, params_at, summarize_vm
 from jaxsched.envs.vm.trace import interarrival_for_load, load_lifetimes, load_vmagent, synthetic, window
 from jaxsched.envs.vm.types import EnvParams as VmEnvParams
+from jaxsched.workloads.datasets import resolve_path
 
 _VM_ENV_KEYS = ("num_pms", "reward")
 _VM_PARAM_KEYS = tuple(f.name for f in dataclasses.fields(VmEnvParams) if f.name != "requests")
@@ -41,7 +41,7 @@ VARIANTS: dict[str, dict] = {
     # lacks the long-lived VMs, and 50 empty PMs running Best-Fit are not full after 8000 events
     # (~4500 placements), whereas 10 PMs overflow after ~800-2000 placements; a window of 4000 events
     # ran out before the end at 1 of 4 start points, 8000 covers them.
-    # The file is not part of jaxsched: give ``trace=dataset:huawei-east-1`` (jaxsched.datasets) or its path.
+    # The file is not part of jaxsched: give ``trace=dataset:huawei-east-1`` (jaxsched.workloads.datasets) or its path.
     "vm-huawei": dict(num_pms=10, trace=None, trace_format="lifetimes", window=8000,
                       start_low=1000, start_high=9999),
     # A small synthetic cluster (Huawei type mix) for tests and CI: needs no file. At 3 PMs an
@@ -164,7 +164,7 @@ class VmVariant:
 
 def build(name: str, **overrides) -> VmVariant:
     """The variant ``name`` with ``overrides``; ``trace`` is ``"synthetic"`` (drawn with ``seed``), a
-    file path, or ``dataset:NAME`` (:func:`jaxsched.datasets.resolve_path`)."""
+    file path, or ``dataset:NAME`` (:func:`jaxsched.workloads.datasets.resolve_path`)."""
     config = variant_config(name, VARIANTS[name], overrides, _VM_ENV_KEYS, _VM_PARAM_KEYS, _VM_TRACE_KEYS)
     if int(config["window"]) == 0:  # from num_pms (vm-frag)
         config["window"] = 160 * int(config["num_pms"]) + 2000

@@ -1,18 +1,22 @@
-"""What the benches share: the policy scans they time, the interleaved timer and its row printing, and the
+"""What the benches share: the policy scans they time, the interleaved timer and its row printing, the
 checks that jaxsched's schedules equal the reference simulators' before anything is timed (DeepRM SJF start
-times, VM First-Fit placements). One module below :mod:`jaxsched.bench` and its subcommand modules, so that
-none of them imports another's command module."""
+times, VM First-Fit placements), the batch split over devices and the hardware line and markdown page every
+result file carries. Below every subcommand module of :mod:`jaxsched.bench`, so that none of them imports
+another's."""
 
 from __future__ import annotations
+
+import os
+import platform
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.sharding import NamedSharding, PartitionSpec
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from jaxsched.baselines.deeprm import make_heuristic
 from jaxsched.baselines.vm import first_fit
-from jaxsched.bench_reference import DeepRMReference, VmReference
+from jaxsched.bench.reference import DeepRMReference, VmReference
 from jaxsched.core.rollout import auto_reset_step, make_evaluator
 from jaxsched.envs.deeprm.metrics import job_table
 from jaxsched.envs.vm.types import EnvParams as VmEnvParams
@@ -156,3 +160,24 @@ def check_vmagent_rows(reference: VmReference, trace, rows: int) -> None:
         if len(theirs[name]) != rows or not np.array_equal(values, theirs[name]):
             raise SystemExit(f"bench env: VMAgent's getData reads column {name} of the events file otherwise "
                              "than jaxsched's trace; refusing to time")
+
+
+def hardware() -> str:
+    """The machine line every bench file carries: processor, cores, jax version and the platform it ran on."""
+    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, jax {jax.__version__} " \
+           f"on {jax.devices()[0].platform}"
+
+
+def markdown_page(title: str, meta: dict, table: list[str]) -> str:
+    """A bench's markdown file: its title, the run's metadata as a list, then its table."""
+    notes = "\n".join(f"- {k}: {v}" for k, v in meta.items())
+    return f"# {title}\n\n{notes}\n\n" + "\n".join(table) + "\n"
+
+
+def split_over_devices(run, devices):
+    """``run`` jitted with its batch (axis 0 of the first argument and of the result) split evenly
+    over ``devices``; each device runs its share on its own, with its own key (``fold_in``)."""
+    def shard(batch, key):
+        return run(batch, jax.random.fold_in(key, jax.lax.axis_index("batch")))
+
+    return _batch_split(shard, Mesh(np.asarray(devices), ("batch",)), (PartitionSpec("batch"), PartitionSpec()))

@@ -14,7 +14,7 @@ Before timing, every copy's decisions are checked (:func:`check_vector_decisions
 step for step, the batched numpy policy must pick exactly the actions jaxsched's jitted heuristic picks on
 the same instance (:func:`heuristic_actions`), and every copy must end the episode on the same step; that
 heuristic's schedule is checked against the reference's first (DeepRM start times, VM placements: the
-checks of :mod:`jaxsched.bench`). The compact state's two simulators draw their jobs from two generators
+checks of :mod:`jaxsched.bench.env`). The compact state's two simulators draw their jobs from two generators
 (not job for job), as in its other rows.
 
 The rows run in a process of their own pinned to one core (:func:`run_pinned`), both sides in it, timed in
@@ -37,18 +37,18 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxsched.bench_reference import CompactReference, DeepRMReference, VmReference, load_vmagent, \
+from jaxsched.baselines.vm import first_fit
+from jaxsched.bench.common import (PINNED, check_deeprm_schedules, check_vm_placements, check_vmagent_rows, interleave,
+                                   print_row)
+from jaxsched.bench.reference import CompactReference, DeepRMReference, VmReference, load_vmagent, \
     write_vmagent_events
 from jaxsched.core.devices import pinned_to_one_core, usable_cores, with_host_devices
-from jaxsched.baselines.vm import first_fit
-from jaxsched.bench_common import (PINNED, check_deeprm_schedules, check_vm_placements, check_vmagent_rows, interleave,
-                                   print_row)
 from jaxsched.core.rollout import make_evaluator
-from jaxsched.datasets import resolve_path
 from jaxsched.envs.vm.episodes import draw_starts
 from jaxsched.gymnax_env import make_gymnax
 from jaxsched.registry import build
 from jaxsched.vector_env import JaxschedVectorEnv
+from jaxsched.workloads.datasets import resolve_path
 
 VECTOR_SIZES, VECTOR_SIZES_QUICK = (1, 8, 64, 256), (1, 8)
 VECTOR_SLOTS, VECTOR_PMS = (10, 50), (50,)
@@ -58,7 +58,7 @@ VM_TRACE = "dataset:huawei-east-1"
 
 # ------------------------------------------------------------------------ the batched numpy policies
 def sjf_batch_from_image(obs: np.ndarray, vec: JaxschedVectorEnv) -> np.ndarray:
-    """int[N]: SJF read from each copy's flat DeepRM image (as :func:`jaxsched.bench.sjf_from_flat_image`,
+    """int[N]: SJF read from each copy's flat DeepRM image (as :func:`jaxsched.bench.env.sjf_from_flat_image`,
     all copies at once): the shortest waiting job that fits now (lowest slot on ties), else M (move on)."""
     env = vec.env.inner
     T, cap, S, M, R = env.horizon, env.capacity, env.slot_columns, env.num_slots, env.num_res
@@ -78,7 +78,7 @@ def sjf_batch_from_image(obs: np.ndarray, vec: JaxschedVectorEnv) -> np.ndarray:
 
 def sjf_batch_from_compact(obs: np.ndarray, vec: JaxschedVectorEnv) -> np.ndarray:
     """int[N]: SJF read from each copy's BRACIS'21 compact state (as
-    :func:`jaxsched.bench.sjf_from_compact`): among the slots ``action_masks()`` allows, the shortest
+    :func:`jaxsched.bench.env.sjf_from_compact`): among the slots ``action_masks()`` allows, the shortest
     requested time (lowest slot on ties), else M."""
     env = vec.env.inner
     M, first = env.num_slots, 2 * env.num_res * env.horizon
@@ -351,7 +351,7 @@ def run_pinned(options: dict) -> list[dict]:
     """:func:`vector_rows` with ``options`` in a fresh process pinned to one core (one XLA:CPU device, one
     intra-op thread; the reference beside it on the same core), its lines printed as they come."""
     environment = dict(os.environ, XLA_FLAGS=with_host_devices(os.environ.get("XLA_FLAGS", ""), None))
-    command = [sys.executable, "-m", "jaxsched.bench_vector", json.dumps(options)]
+    command = [sys.executable, "-m", "jaxsched.bench.vector", json.dumps(options)]
     if usable_cores() > 1:
         command = pinned_to_one_core(command)
     rows = []

@@ -4,7 +4,7 @@ checksum, so that a user without the authors' files gets a verified copy
 
 Each dataset is one of three kinds (:attr:`Dataset.kind`), and ``data list`` says which:
 
-* ``shipped``: small, in the package (``jaxsched/data_files/``), always here;
+* ``shipped``: small, in the package (``jaxsched/workloads/data_files/``), always here;
 * ``fetched``: ``python -m jaxsched.data fetch NAME`` downloads it from a public URL pinned to a
   commit and checks its sha256;
 * ``built``: no public copy of this exact file exists, so it is not fetched automatically;
@@ -135,7 +135,7 @@ def cache_dir() -> Path:
 
 def checkout_data_dir() -> Path | None:
     """``../shared/data`` beside a source checkout (the authors' copies), or None outside one."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     return root.parent / "shared" / "data" if (root / "pyproject.toml").exists() else None
 
 

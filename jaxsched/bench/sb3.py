@@ -36,7 +36,7 @@ import gymnasium
 import jax
 import numpy as np
 
-from jaxsched.bench_reference import DEFAULT_REFERENCE, ReferenceMissing, _import_from, check_reference, how_to_get
+from jaxsched.bench.reference import DEFAULT_REFERENCE, ReferenceMissing, _import_from, check_reference, how_to_get
 from jaxsched.core.devices import with_host_devices
 from jaxsched.errors import ConfigError
 from jaxsched.experiment import Experiment, load_train_config
@@ -243,7 +243,7 @@ def worker_command(side: str, spec: dict, cores: int) -> tuple[list[str], dict]:
     or XLA makes inherits the pin), and its environment: thread pools sized to ``cores``, one XLA device."""
     pin = (f"import os, sys; os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:{cores}]); "
            f"os.execv(sys.argv[1], sys.argv[1:])")
-    command = [sys.executable, "-c", pin, sys.executable, "-m", "jaxsched.bench_sb3", side, json.dumps(spec)]
+    command = [sys.executable, "-c", pin, sys.executable, "-m", "jaxsched.bench.sb3", side, json.dumps(spec)]
     environment = dict(os.environ, NPROC=str(cores), OMP_NUM_THREADS=str(cores), MKL_NUM_THREADS=str(cores),
                        XLA_FLAGS=with_host_devices(os.environ.get("XLA_FLAGS", ""), None))
     return command, environment
@@ -355,8 +355,8 @@ def run(args, parser) -> int:
 
 
 def main(argv=None) -> int:
-    """Worker entry: ``python -m jaxsched.bench_sb3 sb3|jaxsched SPEC_JSON`` prints ``RESULT {...}``."""
-    parser = argparse.ArgumentParser(prog="python -m jaxsched.bench_sb3",
+    """Worker entry: ``python -m jaxsched.bench.sb3 sb3|jaxsched SPEC_JSON`` prints ``RESULT {...}``."""
+    parser = argparse.ArgumentParser(prog="python -m jaxsched.bench.sb3",
                                      description="worker of python -m jaxsched.bench train-sb3")
     parser.add_argument("side", choices=ROWS)
     parser.add_argument("spec")

@@ -29,7 +29,7 @@ import numpy as np
 
 from gymnax.environments import environment
 
-from jaxsched.bench_common import make_policy_scan
+from jaxsched.bench.common import make_policy_scan
 from jaxsched.registry import build
 
 # (row name, registered env, overrides, heuristic)
@@ -44,7 +44,7 @@ TARGET = 1.1  # the public step within 1.1x of the internal one
 
 def make_public_scan(env, policy, steps: int, gymnax_base: bool = False):
     """A jitted ``(carry, params, key) -> carry`` of ``steps`` batched decisions through the public
-    ``jax.vmap(env.step)``, ``carry = (obs, state, seen)`` as :func:`jaxsched.bench.make_policy_scan`'s
+    ``jax.vmap(env.step)``, ``carry = (obs, state, seen)`` as :func:`jaxsched.bench.common.make_policy_scan`'s
     (the same policy call, the features summed into ``seen``); a key per copy per step, as PureJaxRL
     draws them. ``gymnax_base``: gymnax's own ``Environment.step`` instead (two observations, a restart
     of every copy and a select of every leaf per step: the public step before ``ObserveOnceStep``)."""

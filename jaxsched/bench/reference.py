@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from jaxsched.datasets import find
+from jaxsched.workloads.datasets import find
 
-DEFAULT_REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
+DEFAULT_REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference"
 CHUNK = 128  # reference steps between two reads of the clock
 
 

@@ -1,0 +1,218 @@
+"""The bench_* items (``python -m jaxsched.bench``; the docs' Speed page), except the VM and grid families'
+own (in :mod:`~jaxsched.reproduction.vm` and :mod:`~jaxsched.reproduction.grid`, where the index lists them).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from jaxsched.reproduction.items import Item, Step, rounded, with_prose
+from jaxsched.results_numbers import Number, NumberError, at, computed, json_value
+
+
+def _decision_rate(root, file: str) -> float:
+    """Decisions per second of a bench train file's one row (decisions per iteration / median seconds)."""
+    row = json_value(root, file, "rows/0")
+    return row["decisions_per_iteration"] / row["seconds_per_iteration_median"]
+
+
+def _call_ratios(root) -> list[float]:
+    """bench_env's one-step-per-Python-call ratios of the DeepRM and VM families."""
+    return [r["ratio"] for r in json_value(root, "bench_env.json", "rows")
+            if r["family"] in ("deeprm", "vm") and r["workload"].endswith("one step per Python call")]
+
+
+def _bench_row(file: str, key: str = "ratio", fmt: str = ".1f", **match) -> Number:
+    """``key`` of the one row of ``file``'s ``rows`` whose columns equal ``match`` (a bench file)."""
+    def value(root) -> float:
+        rows = [r for r in json_value(root, file, "rows") if all(r.get(k) == v for k, v in match.items())]
+        if len(rows) != 1:
+            raise NumberError(f"{file}: {len(rows)} rows with {match}")
+        return float(rows[0][key])
+    return computed(file, value, fmt)
+
+
+ITEMS: list[Item] = [
+    Item(
+        id="bench_env",
+        paper="environment steps/s beside the reference simulators (DeepRM, sched-rl-gym, VMAgent), same jobs, one run",
+        steps=(Step("jaxsched.bench env --family deeprm,compact,vm --sizes 10,20,50 --loads 1.3,0.7 "
+                    "--pms 20,50,100,200 --out {out}/bench_env.json",
+                    quick="--sizes 5 --loads 1.3 --pms 20 --quick"),),
+        outputs=("bench_env.json", "bench_env.md", "bench_env_scaling.png"),
+        wall_s=811,
+        headline="DeepRM, batch 1024 over both cores, load 1.3: image {image10}x / {image20}x / {image50}x the reference "
+                 "at M = 10 / 20 / 50 (built and read alone: {ceiling10}x / {ceiling20}x / {ceiling50}x), no observation "
+                 "{none10}x / {none20}x / {none50}x; VM First-Fit at 50 PMs {vm50}x",
+        numbers={**{f"{name}{m}": _bench_row("bench_env.json", fmt=".2f" if name == "call" else ".1f", family="deeprm",
+                                             size=m, load=1.3, workload=workload)
+                    for m in (10, 20, 50) for name, workload in (
+                        ("image", "image, batch 1024"), ("none", "no observation, batch 1024"),
+                        ("ceiling", "ceiling: image built and read, no dynamics, batch 1024"),
+                        ("batch1_", "image, batch 1"), ("call", "image, one step per Python call"))},
+                 "compact_call": _bench_row("bench_env.json", fmt=".2f", family="compact",
+                                            workload="compact state, one step per Python call"),
+                 "vm200_call": _bench_row("bench_env.json", fmt=".2f", family="vm", size=200,
+                                          workload="First-Fit, one step per Python call"),
+                 "call_low": computed("bench_env.json", lambda root: min(_call_ratios(root)), ".2f"),
+                 "call_high": computed("bench_env.json", lambda root: max(r for r in _call_ratios(root) if r < 1),
+                                       ".2f"),
+                 "vm50": _bench_row("bench_env.json", fmt=".0f", family="vm", size=50, workload="First-Fit, batch 1024")},
+    ),
+    Item(
+        id="bench_dispatch",
+        paper="one env step per Python call taken apart: XLA:CPU's per-execution cost against the step's own",
+        steps=(Step("jaxsched.bench dispatch --sizes 10,20,50 --out {out}/bench_dispatch.json",
+                    quick="--sizes 5 --calls 20 --repeats 1"),),
+        outputs=("bench_dispatch.json",),
+        wall_s=44,
+        headline="DeepRM M = 10: one packed step {call} us per Python call, {scan} us inside a scan; {thunks} thunks",
+        numbers={"call": _bench_row("bench_dispatch.json", "us_per_call", ".0f", program="DeepRM M=10: whole step"),
+                 "scan": _bench_row("bench_dispatch.json", "us_per_call", ".1f",
+                                    program="DeepRM M=10: whole step, per step of a scan"),
+                 "thunks": _bench_row("bench_dispatch.json", "thunks", ".0f", program="DeepRM M=10: whole step"),
+                 "call_one_core": _bench_row("bench_dispatch.json", "us_per_call_one_core", ".0f",
+                                             program="DeepRM M=10: whole step"),
+                 "pack": _bench_row("bench_dispatch.json", "us_per_call", ".0f",
+                                    program="DeepRM M=10: pack and unpack only")},
+    ),
+    Item(
+        id="bench_event",
+        paper="MDP-design study: what an event-based (sparse) decision costs under vmap against a time-based one",
+        steps=(Step("jaxsched.bench event --scenario bracis-7 --batches 32,1024 --out {out}/bench_event.json",
+                    quick="--batches 4 --steps 5 --repeats 1 --window 0.1"),),
+        outputs=("bench_event.json", "bench_event.md"),
+        wall_s=60,
+        headline="bracis-7, SJF: an event decision costs {cost32}x (batch 32) / {cost1024}x (batch 1024) a time-based "
+                 "one ({ticks} ticks each)",
+        numbers={"cost32": at("bench_event.json", "event_cost_per_decision/32", ".1f"),
+                 "cost1024": at("bench_event.json", "event_cost_per_decision/1024", ".1f"),
+                 "ticks": _bench_row("bench_event.json", "ticks_per_decision", ".1f", stepping="event", batch=1024)},
+    ),
+    Item(
+        id="bench_train",
+        paper="training speed, one device vs one per core",
+        steps=(Step("jaxsched.bench train --devices 1core,1,auto --out {out}/bench_train.json",
+                    quick="--devices 1 --repeats 1 --config configs/quickstart.yaml"),),
+        outputs=("bench_train.json",),
+        wall_s=223,
+        headline="REINFORCE 20 x 10, 2 seeds: {small_one} s -> {small_auto} s per iteration ({small_speedup}x); paper "
+                 "size {paper_one} s -> {paper_auto} s ({paper_speedup}x)",
+        numbers={**{f"{size}_{spec}": _bench_row("bench_train.json", "seconds_per_iteration_median", ".2f",
+                                                  workload=workload, device_spec=device)
+                    for size, workload in (("small", "REINFORCE, 20 jobsets x 10 rollouts, 2 seeds"),
+                                           ("paper", "REINFORCE, paper size (100 jobsets x 20 rollouts), 1 seed"))
+                    for spec, device in (("one", "1"), ("auto", "auto"), ("core", "1core"))},
+                 "small_speedup": at("bench_train.json", "speedups/REINFORCE, 20 jobsets x 10 rollouts, 2 seeds/1", ".2f"),
+                 "paper_speedup": at("bench_train.json",
+                                     "speedups/REINFORCE, paper size (100 jobsets x 20 rollouts), 1 seed/1", ".2f"),
+                 "small_vs_core": at("bench_train.json",
+                                     "speedups/REINFORCE, 20 jobsets x 10 rollouts, 2 seeds/1core", ".2f"),
+                 "paper_vs_core": at("bench_train.json",
+                                     "speedups/REINFORCE, paper size (100 jobsets x 20 rollouts), 1 seed/1core", ".2f")},
+    ),
+    Item(
+        id="bench_train_cnn_cpu",
+        paper="DeepRM2 CNN iteration cost on CPU at 10 x 10 rollouts (20 x 20 is 4x the rollouts)",
+        steps=(Step("jaxsched.bench train --devices 1 --repeats 1 --out {out}/bench_train_cnn_cpu.json "
+                    "--config configs/deeprm2_cnn_bc.yaml bc=null algo_options.num_jobsets=10 "
+                    "algo_options.num_rollouts=10",
+                    quick="algo_options.num_jobsets=2 algo_options.num_rollouts=2"),),
+        outputs=("bench_train_cnn_cpu.json",),
+        wall_s=220,
+        headline="{seconds} s per iteration at {jobsets} x {rollouts} (CNN, one XLA device on the 2-core CPU)",
+        numbers={"seconds": at("bench_train_cnn_cpu.json", "seconds_per_iteration_median", ".1f"),
+                 "jobsets": at("bench_train_cnn_cpu.json", "jobsets", ".0f"),
+                 "rollouts": at("bench_train_cnn_cpu.json", "rollouts", ".0f"),
+                 "decisions": at("bench_train_cnn_cpu.json", "decisions_per_iteration", ".0f"),
+                 # 20 x 20 is 4x the rollouts of the 10 x 10 measured: a linear estimate, not a measurement
+                 "at_20x20": at("bench_train_cnn_cpu.json", "seconds_per_iteration_median", ".0f", scale=4),
+                 "hours_400_at_20x20": at("bench_train_cnn_cpu.json", "seconds_per_iteration_median", ".0f",
+                                          scale=4 * 400 / 3600)},
+    ),
+    Item(
+        id="bench_train_deeprm2_h200",
+        paper="DeepRM2 CNN vs MLP iteration cost at the paper's 20 x 20 rollouts on one GPU (the paper: CNN 37.5% "
+              "faster per epoch)",
+        steps=tuple(Step(f"jaxsched.bench train --devices 1 --repeats 2 --out {{out}}/bench_train_{net}_h200.json "
+                         f"--config configs/deeprm2_cnn_bc.yaml bc=null algo_options.network={net} "
+                         "algo_options.num_jobsets=20 algo_options.num_rollouts=20",
+                         quick="--repeats 1 algo_options.num_jobsets=2 algo_options.num_rollouts=2")
+                    for net in ("cnn", "mlp")),
+        outputs=("bench_train_cnn_h200.json", "bench_train_mlp_h200.json"),
+        wall_s=81,
+        headline="one seed, {decisions}k decisions per iteration: CNN {cnn} s ({cnn_rate}k decisions/s), MLP {mlp} s "
+                 "({mlp_rate}M/s); the CNN is {ratio}x the MLP's cost, not faster",
+        numbers={"decisions": at("bench_train_cnn_h200.json", "rows/0/decisions_per_iteration", ".0f", scale=1e-3),
+                 "cnn": at("bench_train_cnn_h200.json", "rows/0/seconds_per_iteration_median", ".2f"),
+                 "mlp": at("bench_train_mlp_h200.json", "rows/0/seconds_per_iteration_median", ".2f"),
+                 "cnn_rate": computed("bench_train_cnn_h200.json", lambda root: _decision_rate(
+                     root, "bench_train_cnn_h200.json") / 1e3, ".0f"),
+                 "mlp_rate": computed("bench_train_mlp_h200.json", lambda root: _decision_rate(
+                     root, "bench_train_mlp_h200.json") / 1e6, ".1f"),
+                 "ratio": computed("bench_train_cnn_h200.json", lambda root: (
+                     json_value(root, "bench_train_cnn_h200.json", "rows/0/seconds_per_iteration_median")
+                     / json_value(root, "bench_train_mlp_h200.json", "rows/0/seconds_per_iteration_median")), ".0f")},
+        note="Recorded on one NVIDIA H200 (jax 0.11.2); one jitted iteration, no scan over iterations.",
+    ),
+    Item(
+        id="bench_train_cnn_seed_batching",
+        paper="DeepRM2's CNN, 3 seeds on one CPU device: vmapped (grouped convolutions) vs one call per seed",
+        steps=tuple(Step(f"jaxsched.bench train --devices 1 --repeats 2 --out {{out}}/bench_train_cnn_seeds_{mode}.json "
+                         "--config configs/deeprm2_cnn_bc.yaml bc=null algo_options.num_jobsets=2 "
+                         f"algo_options.num_rollouts=2 seeds=[0,1,2] seed_batching={mode}", quick="--repeats 1")
+                    for mode in ("vmap", "loop")),
+        outputs=("bench_train_cnn_seeds_vmap.json", "bench_train_cnn_seeds_loop.json"),
+        wall_s=198,
+        headline="3 seeds, 2 x 2 rollouts ({decisions} decisions per iteration): vmapped {vmap} s, one call per seed "
+                 "{loop} s per iteration ({ratio}x)",
+        numbers={"decisions": at("bench_train_cnn_seeds_vmap.json", "rows/0/decisions_per_iteration", ".0f"),
+                 "vmap": at("bench_train_cnn_seeds_vmap.json", "rows/0/seconds_per_iteration_median", ".1f"),
+                 "loop": at("bench_train_cnn_seeds_loop.json", "rows/0/seconds_per_iteration_median", ".1f"),
+                 "ratio": computed("bench_train_cnn_seeds_vmap.json", lambda root: (
+                     json_value(root, "bench_train_cnn_seeds_vmap.json", "rows/0/seconds_per_iteration_median")
+                     / json_value(root, "bench_train_cnn_seeds_loop.json", "rows/0/seconds_per_iteration_median")),
+                     ".1f")},
+        note="Measured on the 2-core CPU while a sweep ran beside it (both rows under the same load).",
+    ),
+]
+
+
+_HEADLINED = {item.id: item for item in ITEMS}
+_rounded = functools.partial(rounded, _HEADLINED)
+
+
+def _dispatch_span(kind: str, stat: str) -> Number:
+    """``stat`` (min, max) of bench_dispatch's ``kind`` rows (fan: independent kernels, chain: chained) in us."""
+    pick = {"min": min, "max": max}[stat]
+    return computed("bench_dispatch.json", lambda root: pick(
+        r["us_per_call"] for r in json_value(root, "bench_dispatch.json", "rows") if r["program"].startswith(f"{kind} ")),
+        ".0f")
+
+
+def _one_call_rate(family: str, size: int, load) -> Number:
+    """jaxsched's median steps/s in bench_env's one-step-per-Python-call row of ``family`` at ``size``, ``load``."""
+    def value(root) -> float:
+        rows = [r for r in json_value(root, "bench_env.json", "rows") if r["family"] == family and r["size"] == size
+                and r["load"] == load and r["workload"].endswith("one step per Python call")]
+        if len(rows) != 1:
+            raise NumberError(f"bench_env.json: {len(rows)} one-call rows of {family} at {size}, load {load}")
+        return rows[0]["jaxsched"]["median"]
+    return computed("bench_env.json", value, ",.0f")
+
+
+PROSE: dict[str, dict[str, Number]] = {  # numbers the prose pages quote beside the headlines'
+    "bench_train": _rounded("bench_train", "paper_auto", "paper_one", fmt=".1f", suffix="_r1"),
+    "bench_env": {"one_call_07": _one_call_rate("deeprm", 10, 0.7), "one_call_13": _one_call_rate("deeprm", 10, 1.3),
+                  **_rounded("bench_env", *(f"{kind}{m}" for kind in ("image", "ceiling") for m in (10, 20, 50)),
+                             fmt=".0f", suffix="_r0"),
+                  **{f"compact{batch}": _bench_row("bench_env.json", fmt=".0f", family="compact",
+                                                   workload=f"compact state, batch {batch}") for batch in (1024, 1)},
+                  **{f"vm{pms}_r0": _bench_row("bench_env.json", fmt=".0f", family="vm", size=pms,
+                                               workload="First-Fit, batch 1024") for pms in (20, 100, 200)},
+                  **{f"vm{pms}_call": _bench_row("bench_env.json", fmt=".2f", family="vm", size=pms,
+                                                 workload="First-Fit, one step per Python call") for pms in (20, 50)}},
+    "bench_dispatch": {f"{kind}_{stat}": _dispatch_span(kind, stat) for kind in ("fan", "chain") for stat in ("min", "max")},
+    "bench_event": _rounded("bench_event", "cost32", "cost1024", fmt=".0f", suffix="_r0"),
+}
+ITEMS = with_prose(ITEMS, PROSE)

@@ -1,0 +1,117 @@
+"""The grid site items (SARSA + ESN), bench_grid among them.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from jaxsched.reproduction.items import GRID_QUICK, Item, Step, rounded, train, with_prose
+from jaxsched.results_numbers import Number, NumberError, at, computed, given, json_value
+
+
+GRID_TABLES = ("jaxsched.studies.grid_tables --episodes 8 --seed 12345 --option candidates=per_class "
+               "--run rig-ora={out}/grid_esn_oracle --run rig-est={out}/grid_esn_estimated "
+               "--run ela-ora-0.5={out}/grid_elastic_esn_l0.5 --run ela-ora-1={out}/grid_elastic_esn_l1.0 "
+               "--out {out}/grid")
+
+
+def grid_seed_interval(policy: str, file: str = "grid/grid_tables.json") -> Number:
+    """The interval over seeds of a learner's interactive W in a grid_tables file (``policy``: "rigid/rig-ora"):
+    ``[low, high]`` (its CI) over >= 5 seeds, else ``[range low, high]`` (with 3 seeds the file's CI bounds are
+    the seeds' extremes)."""
+    def read(root) -> str:
+        over = json_value(root, file, f"{policy}/interactive_W_over_seeds")
+        text = f"{over['ci_low']:.3f}, {over['ci_high']:.3f}"
+        return f"[{text}]" if over["n"] >= 5 else f"[range {text}]"
+    return Number(file, read)
+
+
+def _bench_grid_1024(root) -> dict:
+    """bench_grid.json's row at batch 1024."""
+    rows = [r for r in json_value(root, "bench_grid.json", "rows") if r["batch"] == 1024]
+    if len(rows) != 1:
+        raise NumberError(f"bench_grid.json: {len(rows)} rows at batch 1024")
+    return rows[0]
+
+
+ITEMS: list[Item] = [
+    # ---- Grid site (SARSA + ESN) --------------------------------------------------------------------
+    Item(
+        id="grid_runs",
+        paper="grid paper (SARSA + ESN): rigid oracle/estimated and elastic training runs",
+        steps=(train("{out}/grid_esn_oracle", "configs/grid_sarsa_esn.yaml", quick=GRID_QUICK),
+               train("{out}/grid_esn_estimated", "configs/grid_sarsa_esn.yaml", "env_options.runtime_model=estimated",
+                     quick=GRID_QUICK),
+               train("{out}/grid_elastic_esn_l0.5", "configs/grid_elastic_esn.yaml", quick=GRID_QUICK),
+               train("{out}/grid_elastic_esn_l1.0", "configs/grid_elastic_esn.yaml", "env_options.weight=1.0",
+                     quick=GRID_QUICK)),
+        outputs=("grid_esn_oracle/eval.json", "grid_esn_estimated/eval.json", "grid_elastic_esn_l0.5/eval.json",
+                 "grid_elastic_esn_l1.0/eval.json"),
+        wall_s=1677,
+        note="Checkpoints are not committed (13 MB each); grid_tables retrains when they are missing.",
+        headline="see grid_tables",
+    ),
+    Item(
+        id="grid_tables",
+        paper="grid paper Tables 2-5 and Figs. 6-9 analogues",
+        steps=(Step(GRID_TABLES, quick="--episodes 1 --option num_jobs=300 --option exclude=20"),),
+        outputs=("grid/grid_tables.json", "grid/grid_tables.md", "grid/grid_fairness.png", "grid/grid_elastic_pool.png",
+                 "grid/grid_elastic_utilisation.png"),
+        wall_s=600, estimate=True,
+        inputs=("{out}/grid_esn_oracle/checkpoints", "{out}/grid_esn_estimated/checkpoints",
+                "{out}/grid_elastic_esn_l0.5/checkpoints", "{out}/grid_elastic_esn_l1.0/checkpoints"),
+        needs=("grid_runs",),
+        headline="rigid W int: SARSA-ESN {oracle} / {estimated} vs FIFO {fifo}, SJF {sjf}; elastic not reproduced "
+                 "({elastic})",
+        numbers={**{key: at("grid/grid_tables.json", f"rigid/{policy}/interactive_W_mean")
+                    for key, policy in (("oracle", "rig-ora"), ("estimated", "rig-est"), ("fifo", "fifo"),
+                                        ("sjf", "sjf"))},
+                 **{f"{key}_2": at("grid/grid_tables.json", f"rigid/{policy}/interactive_W_mean", ".2f")  # prose
+                    for key, policy in (("oracle", "rig-ora"), ("estimated", "rig-est"), ("fifo", "fifo"),
+                                        ("sjf", "sjf"), ("edf", "edf"))},
+                 "edf": at("grid/grid_tables.json", "rigid/edf/interactive_W_mean"),
+                 **{f"{key}_interval": grid_seed_interval(f"{table}/{policy}")
+                    for key, table, policy in (("oracle", "rigid", "rig-ora"), ("estimated", "rigid", "rig-est"),
+                                               ("elastic", "elastic", "ela-ora-0.5"),
+                                               ("elastic1", "elastic", "ela-ora-1"))},
+                 "elastic": at("grid/grid_tables.json", "elastic/ela-ora-0.5/interactive_W_mean", ".2f")},
+    ),
+    Item(
+        id="bench_grid",
+        paper="grid env decisions/s against a heapq simulator",
+        steps=(Step("jaxsched.bench grid --out {out}/bench_grid.json", quick="--batches 1 --jobs 20 --repeats 1"),),
+        outputs=("bench_grid.json", "bench_grid.md"),
+        wall_s=300, estimate=True,
+        headline="batch 1024: {rate} M decisions/s, {ratio}x the Python simulator",
+        numbers={"rate": computed("bench_grid.json", lambda root: _bench_grid_1024(root)["jax_decisions_per_s"] / 1e6,
+                                  ".2f"),
+                 "ratio": computed("bench_grid.json", lambda root: _bench_grid_1024(root)["ratio"], ".2f")},
+    ),
+    Item(
+        id="grid_lublin",
+        paper="grid heuristics on Lublin-256 windows (a real trace)",
+        steps=(Step("jaxsched.studies.grid_tables --episodes 4 --swf dataset:lublin-256 --option multi_core=split "
+                    "--option num_cores=256 --option num_jobs=2000 --option exclude=200 --option candidates=per_class "
+                    "--skip-elastic --out {out}/grid_lublin",
+                    quick="--episodes 1 --option num_jobs=200 --option exclude=20"),),
+        outputs=("grid_lublin/grid_tables.json", "grid_lublin/grid_tables.md", "grid_lublin/grid_fairness.png"),
+        wall_s=300, estimate=True,
+        headline="W int: FIFO {fifo}, EDF {edf}, SJF {sjf}, fair-share {fairshare}",
+        numbers={policy: at("grid_lublin/grid_tables.json", f"rigid/{policy}/interactive_W_mean")
+                 for policy in ("fifo", "edf", "sjf", "fairshare")},
+    ),
+]
+
+
+_HEADLINED = {item.id: item for item in ITEMS}
+_rounded = functools.partial(rounded, _HEADLINED)
+
+
+PROSE: dict[str, dict[str, Number]] = {  # numbers the prose pages quote beside the headlines'
+    "grid_tables": {"elastic1": at("grid/grid_tables.json", "elastic/ela-ora-1/interactive_W_mean", ".2f"),
+                    "seeds": at("grid/grid_tables.json", "rigid/rig-ora/interactive_W_over_seeds/n", ".0f"),
+                    "paper_elastic": given("0.96", "../shared/spec/grid.md (the paper's elastic interactive W, "
+                                                   "0.958-0.971)")},
+    "bench_grid": _rounded("bench_grid", "rate", fmt=".1f", suffix="_r1"),
+}
+ITEMS = with_prose(ITEMS, PROSE)

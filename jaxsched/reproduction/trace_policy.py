@@ -1,0 +1,93 @@
+"""The trace_policy items (issue 53): PPO trained on the first 70% of a real log, evaluated on its later
+windows beside the rules sites deploy.
+"""
+
+from __future__ import annotations
+
+import re
+
+from jaxsched.core import stats
+from jaxsched.reproduction.items import Item, Step
+from jaxsched.results_numbers import Number, NumberError, at, computed, json_value, seed_interval
+
+
+def _trace_ppo(root, name: str, sampled: bool) -> list[float]:
+    """Held-out mean bounded slowdown of each trace-trained PPO seed in a trace_policy eval.json."""
+    policies = json_value(root, f"{name}/eval.json", "policies")
+    suffix = "-sampled" if sampled else ""
+    values = [row["mean_bounded_slowdown"] for key, row in policies.items()
+              if re.fullmatch(rf"ppo-s\d+{suffix}", key)]
+    if not values:
+        raise NumberError(f"{name}/eval.json: no ppo-s<seed>{suffix} rows")
+    return values
+
+
+def trace_policy_numbers(name: str) -> dict[str, Number]:
+    """The headline fields of a trace_policy study: PPO's IQM and interval over seeds (greedy and sampled),
+    the deployed rules it is measured against, and the held-out job count every row finished."""
+    file = f"{name}/eval.json"
+    numbers = {"seeds": computed(file, lambda root: len(_trace_ppo(root, name, False)), ".0f")}
+    for kind, sampled in (("greedy", False), ("sampled", True)):
+        numbers[kind] = computed(file, lambda root, s=sampled: stats.iqm(_trace_ppo(root, name, s)))
+        numbers[f"{kind}_ci"] = Number(file, lambda root, s=sampled: seed_interval(_trace_ppo(root, name, s)).text(".3f"))
+    for rule in ("f1+easy", "f1", "easy", "sjf-requested+easy", "unicep+easy", "fcfs"):
+        numbers[rule.replace("+", "_").replace("-", "_")] = at(file, f"policies/{rule}/mean_bounded_slowdown")
+    numbers["jobs"] = computed(file, lambda root: _every_row_finished(root, name), ".0f")
+    return numbers
+
+
+def _every_row_finished(root, name: str) -> int:
+    """The held-out job count, read only if every heuristic and trace-trained row of the study finished all
+    its jobs (the headline says so; synthetic agents' rows are quoted with their own finished / jobs)."""
+    policies = json_value(root, f"{name}/eval.json", "policies")
+    unfinished = [key for key, row in policies.items()
+                  if row["finished"] != row["jobs"] and not key.startswith("synthetic:")]
+    if unfinished:
+        raise NumberError(f"{name}/eval.json: {', '.join(unfinished)} leave jobs unfinished")
+    return policies["fcfs"]["jobs"]
+
+
+SYNTHETIC_AGENTS = ("bracis7-ppo-6m", "bracis3-ppo-12m")  # the shipped MDP-design agents the ablations run beside
+
+
+def trace_policy_item(name: str, trace: str, label: str, wall_s: float, ablation: str = "") -> Item:
+    """A trace_policy study; ``ablation`` names a configs/studies/trace_ppo_compact_<ablation>.yaml that differs
+    from the study's config in one choice, run with the shipped synthetic agents beside it."""
+    options = "--seeds 0,1,2,3,4"
+    numbers = trace_policy_numbers(name)
+    headline = ("{seeds} seeds, held-out mean bounded slowdown: PPO greedy IQM {greedy} {greedy_ci}, sampled "
+                "{sampled} {sampled_ci}; best rule F1 + EASY {f1_easy} (F1 {f1}), SJF by requested time + EASY "
+                "{sjf_requested_easy}, FCFS + EASY {easy}; every rule and PPO row finished {jobs}/{jobs} jobs")
+    if ablation:
+        options += f" --config configs/studies/trace_ppo_compact_{ablation}.yaml --synthetic {','.join(SYNTHETIC_AGENTS)}"
+        for agent in SYNTHETIC_AGENTS:
+            field = agent.split("-")[0]
+            numbers[field] = at(f"{name}/eval.json", f"policies/synthetic:{agent}-sampled/mean_bounded_slowdown")
+            numbers[f"{field}_greedy"] = at(f"{name}/eval.json", f"policies/synthetic:{agent}/mean_bounded_slowdown")
+            numbers[f"{field}_greedy_finished"] = at(f"{name}/eval.json", f"policies/synthetic:{agent}/finished", ".0f")
+        headline += ("; synthetic-trained agents (sampled): bracis-7's {bracis7}, bracis-3's {bracis3}; greedy they "
+                     "leave jobs unfinished ({bracis7_greedy_finished} and {bracis3_greedy_finished} of {jobs})")
+    return Item(
+        id=name,
+        paper=f"issue 53: PPO (compact state) trained on the first 70% of {label}'s jobs, evaluated on the later "
+              "disjoint windows beside the rules sites deploy (RLScheduler's protocol)"
+              + (f"; ablation '{ablation}' of the study's config" if ablation else ""),
+        steps=(Step(f"jaxsched.studies.trace_policy --trace {trace} --out {{out}}/{name} {options}",
+                    quick="--quick"),),
+        outputs=(f"{name}/report.md", f"{name}/eval.json", f"{name}/learning_curve.png"),
+        wall_s=wall_s,
+        headline=headline,
+        numbers=numbers,
+        note="Kept: report.md, eval.json, learning_curve.png, run/config.json and run/metrics.csv; the per-job "
+             "CSV and the checkpoints are not kept (the command rewrites them). wall_s measured on a 2-core AMD "
+             "EPYC shared with other jobs (load 7-11).",
+    )
+
+
+ITEMS: list[Item] = [
+    trace_policy_item("trace_policy_lublin", "dataset:lublin-256", "the Lublin-256 trace", 697),
+    trace_policy_item("trace_policy_ctc", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt", 962),
+    trace_policy_item("trace_policy_lublin_dense", "dataset:lublin-256", "the Lublin-256 trace", 1370, "dense"),
+    trace_policy_item("trace_policy_lublin_reduced", "dataset:lublin-256", "the Lublin-256 trace", 392, "reduced"),
+    trace_policy_item("trace_policy_ctc_dense", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt", 541, "dense"),
+]
