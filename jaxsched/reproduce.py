@@ -27,7 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-from jaxsched import results_numbers as numbers
+from jaxsched.reproduction import numbers
 from jaxsched.core.runs import compress_csv, read_run_config, stored_exists
 from jaxsched.errors import UsageError
 from jaxsched.experiment import load_train_config

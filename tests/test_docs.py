@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from jaxsched import reproduce
-from jaxsched import results_numbers as numbers
+from jaxsched.reproduction import numbers
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

@@ -103,7 +103,7 @@ LAYER_IMPORTS = {
     "jaxsched.workloads": {"jaxsched.errors"},  # the dataset catalogue and trace formats every family reads
     "jaxsched.baselines": {"jaxsched.errors", "jaxsched.core", "jaxsched.workloads", "jaxsched.envs"},
     "jaxsched.envs": {"jaxsched.errors", "jaxsched.core", "jaxsched.workloads", "jaxsched.baselines"},
-    "jaxsched.reproduction": {"jaxsched.errors", "jaxsched.core", "jaxsched.results_numbers"},  # imports no command
+    "jaxsched.reproduction": {"jaxsched.errors", "jaxsched.core"},  # imports no command
 }
 # Packages only their own command reads: no library imports a bench module or the results registry.
 IMPORTED_ONLY_BY = {

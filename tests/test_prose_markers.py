@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from jaxsched import reproduce
-from jaxsched import results_numbers as numbers
+from jaxsched.reproduction import numbers
 from jaxsched.core import stats
 
 ROOT = Path(__file__).resolve().parents[1]

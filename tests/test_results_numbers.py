@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from jaxsched import reproduce
-from jaxsched import results_numbers as numbers
+from jaxsched.reproduction import numbers
 from jaxsched.core import stats
 from jaxsched.reproduction import BY_ID, ITEMS
 

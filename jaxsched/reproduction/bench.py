@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 
 from jaxsched.reproduction.items import Item, Step, rounded, with_prose
-from jaxsched.results_numbers import Number, NumberError, at, computed, json_value
+from jaxsched.reproduction.numbers import Number, NumberError, at, computed, json_value
 
 
 def _decision_rate(root, file: str) -> float:

@@ -13,7 +13,7 @@ import numpy as np
 from jaxsched.core import stats
 from jaxsched.reproduction.items import (BC_QUICK, REINFORCE_QUICK, Item, Step, copy, resume, train, training_minutes,
                                          with_prose)
-from jaxsched.results_numbers import (Number, NumberError, at, change, column, computed, csv_rows, given, json_value,
+from jaxsched.reproduction.numbers import (Number, NumberError, at, change, column, computed, csv_rows, given, json_value,
                                        noted, seed_interval, seeds, sweep, sweep_summary)
 
 

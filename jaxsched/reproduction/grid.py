@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 
 from jaxsched.reproduction.items import GRID_QUICK, Item, Step, rounded, train, with_prose
-from jaxsched.results_numbers import Number, NumberError, at, computed, given, json_value
+from jaxsched.reproduction.numbers import Number, NumberError, at, computed, given, json_value
 
 
 GRID_TABLES = ("jaxsched.studies.grid_tables --episodes 8 --seed 12345 --option candidates=per_class "

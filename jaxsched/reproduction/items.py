@@ -6,7 +6,7 @@ Commands are jaxsched modules with their arguments; ``{out}`` is the output fold
 ``quick`` is appended to a command in ``--quick`` mode (train overrides and flags: the last value wins),
 ``quick_command`` replaces it. Wall-clock numbers come from the run metadata (metrics.csv ``wall_s``, summed) or
 from results/README.md; ``estimate=True`` marks those measured by neither. A ``headline`` is a template: each
-``{field}`` is one of the item's ``numbers`` (:mod:`jaxsched.results_numbers`), read from the file it cites
+``{field}`` is one of the item's ``numbers`` (:mod:`jaxsched.reproduction.numbers`), read from the file it cites
 whenever the text is written or checked, so that no measured value is typed by hand.
 """
 
@@ -17,7 +17,7 @@ import re
 import shlex
 from typing import Callable, Mapping
 
-from jaxsched.results_numbers import Number, NumberError, column
+from jaxsched.reproduction.numbers import Number, NumberError, column
 
 
 @dataclasses.dataclass(frozen=True)

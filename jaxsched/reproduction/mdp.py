@@ -9,7 +9,7 @@ from typing import Callable, Mapping
 
 from jaxsched.reproduction.items import (PPO_QUICK, PPO_SUMMARY_QUICK, Item, Step, rounded, train, training_minutes,
                                          with_prose)
-from jaxsched.results_numbers import (Number, NumberError, at, column, computed, csv_rows, given, json_value, part,
+from jaxsched.reproduction.numbers import (Number, NumberError, at, column, computed, csv_rows, given, json_value, part,
                                        span, sweep, sweep_summary)
 
 

@@ -8,7 +8,7 @@ import re
 
 from jaxsched.core import stats
 from jaxsched.reproduction.items import Item, Step
-from jaxsched.results_numbers import Number, NumberError, at, computed, json_value, seed_interval
+from jaxsched.reproduction.numbers import Number, NumberError, at, computed, json_value, seed_interval
 
 
 def _trace_ppo(root, name: str, sampled: bool) -> list[float]:

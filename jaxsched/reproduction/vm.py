@@ -8,7 +8,7 @@ from typing import Callable, Mapping
 
 from jaxsched.reproduction.items import (VM_QUICK, Item, Step, copy, resume, rounded, sweep_cell_name, train,
                                          with_prose)
-from jaxsched.results_numbers import (Number, NumberError, at, change, column, computed, csv_rows, json_value,
+from jaxsched.reproduction.numbers import (Number, NumberError, at, change, column, computed, csv_rows, json_value,
                                        seed_interval, seeds, sweep)
 
 
