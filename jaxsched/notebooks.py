@@ -1,16 +1,19 @@
 """What the notebooks in ``notebooks/`` share, so that they hold calls and no logic of their own: the
 quick switch (``JAXSCHED_QUICK=1``, as CI sets it), their output folder under ``runs/notebooks/``
 (``JAXSCHED_NOTEBOOK_OUT`` moves it, as the tests do), the device line, and evaluations (a run's
-``eval.json``, an ``evaluate --summary``) as markdown tables."""
+``eval.json``, an ``evaluate --summary``, trace_policy studies side by side) as markdown tables."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
 import jax
+
+from jaxsched.core import stats
 
 QUICK_VARIABLE = "JAXSCHED_QUICK"
 OUT_VARIABLE = "JAXSCHED_NOTEBOOK_OUT"
@@ -77,3 +80,58 @@ def runs_table(runs: dict[str, Path], policy: str = "trained-s0", columns: tuple
     """One policy's held-out numbers in each of several runs (an ablation): label -> run directory."""
     rows = {label: json.loads((Path(run) / "eval.json").read_text())["policies"][policy] for label, run in runs.items()}
     return stats_table(rows, columns, key="run")
+
+
+def _trace_policy_kind(name: str, row: dict) -> str:
+    """A trace_policy row's kind: its ``kind`` field, or (eval.json files written before that field) the one its
+    name gives: ``ppo-s<seed>[-sampled]`` trace-trained, ``synthetic:...`` synthetic, any other a rule."""
+    if "kind" in row:
+        return row["kind"]
+    if re.fullmatch(r"ppo-s\d+(-sampled)?", name):
+        return "trace-trained"
+    return "synthetic" if name.startswith("synthetic:") else "heuristic"
+
+
+def _seeds_cell(rows: list[dict]) -> tuple[str, str]:
+    """Several seeds' rows as (IQM of their mean bounded slowdowns [interval], finished / jobs of each seed)."""
+    values = [row["mean_bounded_slowdown"] for row in rows]
+    interval = stats.seed_interval(values)
+    done = sorted({f"{row['finished']}/{row['jobs']}" for row in rows})
+    seeds = f"{len(rows)} seed{'s' if len(rows) > 1 else ''}"
+    seeds = f"each of {seeds}" if len(done) == 1 and len(rows) > 1 else seeds
+    centre = f"{stats.iqm(values):.3f} [{interval.label} {interval.low:.3f}, {interval.high:.3f}]"
+    return centre, f"{seeds}: {', '.join(done)}"
+
+
+def trace_policy_table(runs: dict[str, Path]) -> str:
+    """trace_policy studies side by side (trace label -> output folder holding ``eval.json``): held-out mean
+    bounded slowdown and finished / jobs on each trace, PPO as the IQM over seeds with its interval (the 95%
+    bootstrap CI from 5 seeds, else the range), greedy and sampled, then every rule by its label; below, per
+    trace, the best rule and the rules ahead of the PPO greedy IQM (only rules that finish every job count)."""
+    columns, rows, lines = [], {}, []
+    for trace, run in runs.items():
+        policies = json.loads((Path(run) / "eval.json").read_text())["policies"]
+        kinds = {name: _trace_policy_kind(name, row) for name, row in policies.items()}
+        value, done = f"{trace}: bounded slowdown", f"{trace}: finished / jobs"
+        columns += [value, done]
+        seeds = {mode: [row for name, row in policies.items()
+                        if kinds[name] == "trace-trained" and name.endswith("-sampled") == (mode == "sampled")]
+                 for mode in ("greedy", "sampled")}
+        for mode, chosen in seeds.items():
+            if chosen:
+                rows.setdefault(f"PPO {mode} (IQM over seeds)", {}).update(zip((value, done), _seeds_cell(chosen)))
+        rules = {row["label"]: row for name, row in policies.items() if kinds[name] == "heuristic"}
+        for label, row in rules.items():
+            rows.setdefault(label, {}).update({value: f"{row['mean_bounded_slowdown']:.3f}",
+                                               done: f"{row['finished']}/{row['jobs']}"})
+        complete = {label: row["mean_bounded_slowdown"] for label, row in rules.items()
+                    if row["finished"] == row["jobs"]}
+        if not seeds["greedy"] or not complete:
+            continue
+        best = min(complete.values())
+        greedy = stats.iqm([row["mean_bounded_slowdown"] for row in seeds["greedy"]])
+        ahead = [label for label, v in complete.items() if v < greedy]
+        lines.append(f"- {trace}: best rule {' = '.join(k for k, v in complete.items() if v == best)} {best:.3f}; "
+                     f"PPO greedy IQM {greedy:.3f}; rules ahead of it: {', '.join(ahead) if ahead else 'none'} "
+                     f"({len(ahead)} of {len(complete)}).")
+    return stats_table(rows, tuple(columns)) + ("\n\n" + "\n".join(lines) if lines else "")

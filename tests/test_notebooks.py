@@ -11,7 +11,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from jaxsched.notebooks import OUT_VARIABLE, QUICK_VARIABLE, evaluation_table, fresh_run_dir, output_dir, stats_table
+from jaxsched.notebooks import (OUT_VARIABLE, QUICK_VARIABLE, evaluation_table, fresh_run_dir, output_dir, stats_table,
+                                trace_policy_table)
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -68,3 +69,34 @@ def test_tables(tmp_path):
     assert evaluation_table(tmp_path).splitlines()[-1] == "| sjf | 2.000 |"
     with pytest.raises(ValueError):
         stats_table({})
+
+
+def test_trace_policy_table(tmp_path):
+    def row(bsld, finished=4, jobs=4, **more):
+        return {"mean_bounded_slowdown": bsld, "finished": finished, "jobs": jobs, **more}
+
+    old = tmp_path / "old"  # an eval.json written before the rows had a kind: told by their names
+    old.mkdir()
+    (old / "eval.json").write_text(json.dumps({"policies": {
+        "fcfs": row(9.0, label="FCFS (strict)"), "f1+easy": row(2.0, label="F1 + EASY backfilling"),
+        "ppo-s0": row(3.0, label="PPO seed 0, greedy"), "ppo-s1": row(5.0, label="PPO seed 1, greedy"),
+        "ppo-s0-sampled": row(4.0, 16, 16, label="PPO seed 0, sampled")}}))
+    new = tmp_path / "new"
+    new.mkdir()
+    (new / "eval.json").write_text(json.dumps({"policies": {
+        "fcfs": row(1.5, 3, label="FCFS (strict)", kind="heuristic"),  # unfinished: never the best rule
+        "f1+easy": row(2.0, label="F1 + EASY backfilling", kind="heuristic"),
+        "ppo-s0": row(1.0, label="PPO seed 0, greedy", kind="trace-trained"),
+        "synthetic:x": row(0.5, label="trained elsewhere", kind="synthetic")}}))
+    lines = trace_policy_table({"A": old, "B": new}).splitlines()
+    assert lines[0] == "| policy | A: bounded slowdown | A: finished / jobs | B: bounded slowdown | B: finished / jobs |"
+    assert lines[2] == "| PPO greedy (IQM over seeds) | 4.000 [range 3.000, 5.000] | each of 2 seeds: 4/4 | " \
+                       "1.000 [range 1.000, 1.000] | 1 seed: 4/4 |"
+    assert lines[3] == "| PPO sampled (IQM over seeds) | 4.000 [range 4.000, 4.000] | 1 seed: 16/16 |  |  |"
+    assert lines[4:6] == ["| FCFS (strict) | 9.000 | 4/4 | 1.500 | 3/4 |",
+                          "| F1 + EASY backfilling | 2.000 | 4/4 | 2.000 | 4/4 |"]
+    assert lines[-2:] == [
+        "- A: best rule F1 + EASY backfilling 2.000; PPO greedy IQM 4.000; rules ahead of it: F1 + EASY backfilling "
+        "(1 of 2).",
+        "- B: best rule F1 + EASY backfilling 2.000; PPO greedy IQM 1.000; rules ahead of it: none (0 of 1)."]
+    assert "trained elsewhere" not in "\n".join(lines)
