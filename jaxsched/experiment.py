@@ -27,13 +27,14 @@ from jaxsched.algos.bc import BCConfig, train_behaviour_cloning
 from jaxsched.core.config import build_config, load_config, to_dict
 from jaxsched.core.devices import (host_copy, is_primary, make_mesh, parse_devices, primary_decides, put_global,
                                    seed_sharding, sharding_instances, sync_processes)
+from jaxsched.core import host
 from jaxsched.core import instances as instance_ranges
 from jaxsched.core.eval_curve import HeldOutCurve, read_eval_curve, read_training_curve
 from jaxsched.core.loggers import RunLog, check_logger
 from jaxsched.core.plotting import run_learning_curve
 from jaxsched.core.progress import evaluate_each
 from jaxsched.core.unfinished import leaves_unfinished, legend, legend_text, with_counts
-from jaxsched.core.runs import (Checkpointer, check_same_config, read_run_config, write_evaluation,
+from jaxsched.core.runs import (Checkpointer, check_same_config, read_run_config, read_run_hosts, write_evaluation,
                                 write_run_config)
 from jaxsched.core.signals import Interrupted, StopOnSignal, wait_until_ready
 from jaxsched.errors import CheckpointError, ConfigError, check_positive
@@ -366,7 +367,9 @@ def _train(config: TrainConfig, out: Path, resume: bool, log, from_step: int | N
             start = 0
         run_log = None
         if primary:
-            write_run_config(out, resolved)
+            # each session's machine from its first iteration; a session whose iterations are replayed drops out
+            earlier = [h for h in read_run_hosts(out) if h.get("from_iteration", 0) < start] if resume else []
+            write_run_config(out, resolved, [*earlier, {"from_iteration": start, **host.describe()}])
             run_log = RunLog(out, config.logger, start if resume else None)
         try:
             curve = None

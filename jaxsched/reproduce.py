@@ -1,11 +1,15 @@
 """Remake any committed result with one command: ``python -m jaxsched.reproduce ID``.
 
     python -m jaxsched.reproduce --list                 every item: id, paper figure, configs, wall-clock
+    python -m jaxsched.reproduce --timings              every item's time to result: the wall-clock its runs' files
+                                                        record, on which hardware, its budget beside the paper's,
+                                                        and whether it fits in 3 h on the 2-core CPU
     python -m jaxsched.reproduce ID [ID ...] | all      run them into --out (default results/)
         [--quick]          a tiny form of every command (into runs/reproduce_quick/ unless --out)
         [--out DIR] [--scratch DIR] [--force] [--dry-run]
     python -m jaxsched.reproduce --write-readme         regenerate results/README.md's index section, the docs'
-                                                        results index and every quoted number of README.md,
+                                                        results index and time-to-result page (docs/results/
+                                                        timings.md) and every quoted number of README.md,
                                                         results/README.md and the docs pages (docs/**/*.md)
     python -m jaxsched.reproduce --check-readme         exit 1 when a text and the files it cites disagree
 
@@ -27,7 +31,7 @@ import sys
 import time
 from pathlib import Path
 
-from jaxsched.reproduction import numbers
+from jaxsched.reproduction import numbers, timings
 from jaxsched.core.runs import compress_csv, read_run_config, stored_exists
 from jaxsched.errors import UsageError
 from jaxsched.experiment import load_train_config
@@ -38,6 +42,7 @@ README = ROOT / "results" / "README.md"
 FRONT_README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 DOCS_INDEX = DOCS / "results" / "index.md"  # generated from the registry (docs_results_index)
+TIMINGS_PAGE = DOCS / "results" / "timings.md"  # generated from the registry and the runs' files (timings.page)
 BEGIN = "<!-- reproduce:begin -->"
 END = "<!-- reproduce:end -->"
 RESULTS, QUICK_OUT, SCRATCH = Path("results"), Path("runs/reproduce_quick"), Path("runs/reproduce_scratch")
@@ -341,6 +346,9 @@ def check_texts(root: Path | None = None) -> list[str]:
         problems.append(f"{README.relative_to(ROOT)}: index section out of date (words or commands; --write-readme)")
     if not problems and (not DOCS_INDEX.exists() or DOCS_INDEX.read_text() != docs_results_index(root)):
         problems.append(f"{DOCS_INDEX.relative_to(ROOT)}: out of date with the registry (--write-readme)")
+    if not problems and (not TIMINGS_PAGE.exists() or TIMINGS_PAGE.read_text() != timings.page(root)):
+        problems.append(f"{TIMINGS_PAGE.relative_to(ROOT)}: out of date with the registry or the runs' files "
+                        "(--write-readme)")
     return problems
 
 
@@ -348,6 +356,7 @@ def write_texts(root: Path | None = None) -> None:
     root = root or README.parent
     README.write_text(with_numbers(readme_with_section(README.read_text(), root), root))
     DOCS_INDEX.write_text(docs_results_index(root))
+    TIMINGS_PAGE.write_text(timings.page(root))
     for path in marked_texts()[1:]:
         text = path.read_text()
         written = with_numbers(text, root)
@@ -359,6 +368,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m jaxsched.reproduce", description=__doc__.splitlines()[0])
     parser.add_argument("ids", nargs="*", metavar="ID", help="result ids (see --list), or all")
     parser.add_argument("--list", action="store_true", help="list every item")
+    parser.add_argument("--timings", action="store_true",
+                        help="every item's wall-clock, hardware and budget beside the paper's, and the 3 h verdict")
     parser.add_argument("--quick", action="store_true", help="tiny forms of the commands (a smoke test)")
     parser.add_argument("--out", type=Path, help="output folder (default results/, with --quick runs/reproduce_quick/)")
     parser.add_argument("--scratch", type=Path,
@@ -370,6 +381,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.list:
         print(list_items())
+        return 0
+    if args.timings:
+        print(timings.table(README.parent))
         return 0
     if not (ROOT / "configs").is_dir():
         print(f"error: reproduce runs from a source checkout; no configs/ next to the package ({ROOT})",
@@ -386,8 +400,8 @@ def main(argv=None) -> int:
                 "rewrites the numbers from the files)"))
             return 1 if problems else 0
         write_texts()
-        print(f"wrote the index sections of {README} and {DOCS_INDEX.relative_to(ROOT)} and the quoted numbers of "
-              f"them, {FRONT_README.name} and the docs pages")
+        print(f"wrote the index sections of {README}, {DOCS_INDEX.relative_to(ROOT)}, {TIMINGS_PAGE.relative_to(ROOT)} "
+              f"and the quoted numbers of them, {FRONT_README.name} and the docs pages")
         return 0
     if not args.ids:
         parser.print_usage(sys.stderr)

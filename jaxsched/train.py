@@ -9,7 +9,8 @@
     [--coordinator HOST:PORT --num-processes N --process-id I]   one of N processes of a multi-host run
     [--distributed]   the same, with the processes' settings detected (SLURM, Cloud TPU; jax.distributed)
 
-The run directory receives ``config.json`` (the resolved config), ``metrics.csv`` (one row per
+The run directory receives ``config.json`` (the resolved config, and the machine of each session that
+trained it: :mod:`jaxsched.core.host`), ``metrics.csv`` (one row per
 iteration and seed), orbax checkpoints of the whole train state every ``checkpoint_every``
 iterations, ``eval.json`` (the trained policies and the heuristics on held-out instances) and plots.
 What runs is :func:`jaxsched.experiment.train`. SIGTERM (a batch scheduler's time limit) or SIGINT

@@ -6,9 +6,6 @@ another's."""
 
 from __future__ import annotations
 
-import os
-import platform
-
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -17,6 +14,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 from jaxsched.baselines.deeprm import make_heuristic
 from jaxsched.baselines.vm import first_fit
 from jaxsched.bench.reference import DeepRMReference, VmReference
+from jaxsched.core import host
 from jaxsched.core.rollout import auto_reset_step, make_evaluator
 from jaxsched.envs.deeprm.metrics import job_table
 from jaxsched.envs.vm.types import EnvParams as VmEnvParams
@@ -164,8 +162,7 @@ def check_vmagent_rows(reference: VmReference, trace, rows: int) -> None:
 
 def hardware() -> str:
     """The machine line every bench file carries: processor, cores, jax version and the platform it ran on."""
-    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, jax {jax.__version__} " \
-           f"on {jax.devices()[0].platform}"
+    return host.line()
 
 
 def markdown_page(title: str, meta: dict, table: list[str]) -> str:

@@ -222,9 +222,13 @@ def write_atomically(path: Path, text: str) -> None:
     temporary.replace(path)
 
 
-def write_run_config(run_dir: Path, config: dict) -> None:
+def write_run_config(run_dir: Path, config: dict, hosts: list[dict] | None = None) -> None:
+    """``config.json``: the resolved ``config`` and, beside it (outside what a resume compares), ``hosts``:
+    the machine of each session that trained the run (:func:`jaxsched.core.host.describe` and the
+    iteration it started from), so that the run's wall-clock is read beside its hardware."""
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.json").write_text(json.dumps({"format": FORMAT_VERSION, "config": config}, indent=1))
+    data = {"format": FORMAT_VERSION, "config": config, **({"hosts": hosts} if hosts else {})}
+    (run_dir / "config.json").write_text(json.dumps(data, indent=1))
 
 
 def read_run_config(run_dir: Path) -> dict:
@@ -235,6 +239,12 @@ def read_run_config(run_dir: Path) -> dict:
     if data.get("format") != FORMAT_VERSION:
         raise CheckpointError(f"{path}: checkpoint format {data.get('format')} is not {FORMAT_VERSION}")
     return data["config"]
+
+
+def read_run_hosts(run_dir: Path) -> list[dict]:
+    """The ``hosts`` a run's config.json records (:func:`write_run_config`); [] for runs written before them."""
+    path = Path(run_dir) / "config.json"
+    return json.loads(path.read_text()).get("hosts", []) if path.exists() else []
 
 
 RESULT_NEUTRAL_KEYS = ("devices", "checkpoint_minutes")  # how a run is executed, not what it computes

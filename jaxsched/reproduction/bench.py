@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 
-from jaxsched.reproduction.items import Item, Step, rounded, with_prose
+from jaxsched.reproduction.items import H200, Item, Step, rounded, with_prose
 from jaxsched.reproduction.numbers import Number, NumberError, at, computed, json_value
 
 
@@ -140,7 +140,7 @@ ITEMS: list[Item] = [
                          quick="--repeats 1 algo_options.num_jobsets=2 algo_options.num_rollouts=2")
                     for net in ("cnn", "mlp")),
         outputs=("bench_train_cnn_h200.json", "bench_train_mlp_h200.json"),
-        wall_s=81,
+        wall_s=81, hardware=H200,
         headline="one seed, {decisions}k decisions per iteration: CNN {cnn} s ({cnn_rate}k decisions/s), MLP {mlp} s "
                  "({mlp_rate}M/s); the CNN is {ratio}x the MLP's cost, not faster",
         numbers={"decisions": at("bench_train_cnn_h200.json", "rows/0/decisions_per_iteration", ".0f", scale=1e-3),

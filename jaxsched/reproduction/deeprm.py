@@ -11,8 +11,8 @@ from typing import Callable, Mapping
 import numpy as np
 
 from jaxsched.core import stats
-from jaxsched.reproduction.items import (BC_QUICK, REINFORCE_QUICK, Item, Step, copy, resume, train, training_minutes,
-                                         with_prose)
+from jaxsched.reproduction.items import (BC_QUICK, CPU, H200, REINFORCE_QUICK, Item, Step, copy, resume, train,
+                                         training_minutes, with_prose)
 from jaxsched.reproduction.numbers import (Number, NumberError, at, change, column, computed, csv_rows, given, json_value,
                                        noted, seed_interval, seeds, sweep, sweep_summary)
 
@@ -34,7 +34,7 @@ def slot_scorer_sweep(name: str, lead: str = "", cloned: bool = True, seeds: str
 
 def one_run_item(name: str, label: str, paper: str, training: Step, wall_s: float, headline: str,
                  note: str = "", beside: dict[str, str] | None = None,
-                 numbers: Mapping[str, Number] | None = None) -> Item:
+                 numbers: Mapping[str, Number] | None = None, hardware: str = CPU) -> Item:
     """One training run (``training`` writes ``{scratch}/label``) and its learning curves and held-out table
     from ``compare_runs``, written to ``{out}/name``; ``beside``: {label: item id} of other one-run items
     whose runs are compared with it (their checkpoints are this item's inputs)."""
@@ -43,7 +43,7 @@ def one_run_item(name: str, label: str, paper: str, training: Step, wall_s: floa
     compare = Step(f"jaxsched.studies.compare_runs --out {{out}}/{name} {runs}")
     return Item(id=name, paper=paper, steps=(training, compare),
                 outputs=(f"{name}/summary.json", f"{name}/learning_curves_iteration.png"),
-                wall_s=wall_s, headline=headline, note=note, numbers=numbers or {},
+                wall_s=wall_s, headline=headline, note=note, numbers=numbers or {}, hardware=hardware,
                 inputs=tuple(f"{{scratch}}/{run}/checkpoints" for run in beside), needs=tuple(beside.values()))
 
 
@@ -526,7 +526,7 @@ ITEMS: list[Item] = [
         training=train("{scratch}/paper_recipe", "configs/deeprm_slowdown.yaml", "algo_options.grad_chunk_len=20",
                        "iterations=840", "checkpoint_every=10", seeds="0,1,2",
                        quick=f"{REINFORCE_QUICK} algo_options.grad_chunk_len=2"),
-        wall_s=457,
+        wall_s=457, hardware=H200,
         headline="{iterations} iterations of 2000 episodes (paper: ~1000): sampled held-out slowdown of seed 0 {s0} "
                  "vs SJF {sjf}, Tetris* {tetris}, every job finished; seeds 1 and 2 leave {u1} and {u2} of {jobs} "
                  "unfinished (not ranked)",
@@ -551,7 +551,7 @@ ITEMS: list[Item] = [
         training=train("{scratch}/mlp_bc_20x20", DEEPRM2, "bc.network=mlp", "algo_options.network=mlp",
                        "algo_options.lr=1e-4", "bc.num_jobsets=200", "bc.max_epochs=100", "iterations=420",
                        "chunk=10", "checkpoint_every=10", seeds="0,1,2", quick=f"{REINFORCE_QUICK} {BC_QUICK}"),
-        wall_s=430,
+        wall_s=430, hardware=H200,
         headline="{iterations} iterations: sampled held-out {s0} / {s2} (seeds 0 and 2) vs SJF {sjf}, seed 1 leaves "
                  "{u1} of {jobs} unfinished (not ranked); {below} seeds beat SJF with every job finished, the single CPU "
                  "seed's {cpu} at 500 (deeprm2_load1.0) is not robust",
@@ -579,7 +579,7 @@ ITEMS: list[Item] = [
                        "algo_options.resample_jobsets=false", "algo_options.lr=1e-3", "algo_options.grad_chunk_len=20",
                        "iterations=640", "checkpoint_every=10", seeds="0,1,2",
                        quick=f"{REINFORCE_QUICK} {BC_QUICK} algo_options.grad_chunk_len=2"),
-        wall_s=424,
+        wall_s=424, hardware=H200,
         headline="{iterations} iterations after cloning: sampled held-out slowdown {s0} / {s1} / {s2} vs SJF {sjf} "
                  "({change}%), {below} seeds below SJF with every job finished; without cloning seed 0 {recipe} at "
                  "{recipe_iterations} (seeds 1 and 2 leave jobs unfinished)",
@@ -608,7 +608,7 @@ ITEMS: list[Item] = [
               "3 seeds (one GPU), beside MLP + BC",
         training=train("{scratch}/mlp_20x20", DEEPRM2, "bc=null", "algo_options.network=mlp", "algo_options.lr=1e-4",
                        "iterations=420", "chunk=10", "checkpoint_every=10", seeds="0,1,2", quick=REINFORCE_QUICK),
-        wall_s=95,
+        wall_s=95, hardware=H200,
         headline="{iterations} iterations at lr 1e-4 without cloning: sampled held-out {s0} / {s1} / {s2} vs SJF {sjf}; "
                  "MLP + BC at the same lr and iterations {mlp_bc}: cloning, not REINFORCE, gives DeepRM2 its start",
         numbers={"iterations": at(DRM_MLP, "runs/mlp_20x20/iterations", ".0f"),
@@ -624,7 +624,8 @@ ITEMS: list[Item] = [
               "loads 0.7 / 1.0 / 1.3, the paper's 20 x 20 rollouts, 3 seeds, both metrics (one GPU)",
         steps=deeprm2_fig3_steps(),
         outputs=tuple(f"deeprm2_fig3_h200/load{load}/summary.json" for load in DEEPRM2_FIG3_ITERATIONS),
-        wall_s=700,
+        wall_s=700, hardware=H200,
+        run_hardware={"deeprm2_fig3_h200/load*/mlp_bc": CPU},  # the twins at 0.7 and 1.3 (1.0's is another item's)
         headline="Same cloning and lr: CNN + BC learns faster than MLP + BC (held-out {cnn07} vs {mlp_bc07} at 0.7 after "
                  "{it07} it, {cnn13} vs {mlp_bc13} at 1.3 after {it13}; at 1.0 its training curve reaches SJF's level by "
                  "{reach10} it, the MLP's not in {mlp_bc_it10}); at 0.7 {below07} CNN + BC seeds are below SJF ({iqm07} "
@@ -675,7 +676,8 @@ ITEMS: list[Item] = [
         steps=deeprm2_fig4_steps(),
         outputs=tuple(f"deeprm2_fig4_load0.7/{name}" for name in
                       ("summary.json", "learning_curves_iteration.png", "learning_curves_wallclock.png")),
-        wall_s=2500,
+        wall_s=2500, hardware=f"{CPU} + {H200}",
+        run_hardware={"deeprm2_fig4_load0.7/cnn_bc_completion": H200, "*": CPU},
         headline="Trained on completion time, sampled mean completion time: CNN + BC {cnn_bc_completion} {range} "
                  "({cnn_bc_completion_it} it), MLP + BC {mlp_bc_completion} ({mlp_bc_completion_it} it), MLP "
                  "{mlp_completion} ({mlp_completion_it} it) vs {cnn_bc} / {mlp_bc} / {mlp} trained on slowdown, SJF {sjf}: "

@@ -5,9 +5,10 @@ Commands are jaxsched modules with their arguments; ``{out}`` is the output fold
 ``{scratch}`` a folder for intermediate runs that results/ does not keep (runs/reproduce_scratch by default).
 ``quick`` is appended to a command in ``--quick`` mode (train overrides and flags: the last value wins),
 ``quick_command`` replaces it. Wall-clock numbers come from the run metadata (metrics.csv ``wall_s``, summed) or
-from results/README.md; ``estimate=True`` marks those measured by neither. A ``headline`` is a template: each
-``{field}`` is one of the item's ``numbers`` (:mod:`jaxsched.reproduction.numbers`), read from the file it cites
-whenever the text is written or checked, so that no measured value is typed by hand.
+from results/README.md; ``estimate=True`` marks those measured by neither, ``hardware`` says what measured them
+(and, with ``run_hardware``, what trained each run whose config.json records no host). A ``headline`` is a
+template: each ``{field}`` is one of the item's ``numbers`` (:mod:`jaxsched.reproduction.numbers`), read from the
+file it cites whenever the text is written or checked, so that no measured value is typed by hand.
 """
 
 from __future__ import annotations
@@ -35,10 +36,18 @@ class Step:
         return [part.format(out=out, scratch=scratch) for part in shlex.split(text)]
 
 
+# What measured a wall-clock: the project's 2-core CPU, or the GPU some items were lent (jaxsched.core.host.label).
+CPU = "2-core CPU"
+H200 = "NVIDIA H200"
+
+
 @dataclasses.dataclass(frozen=True)
 class Item:
     """One entry of results/: ``outputs`` are paths under ``{out}``; the item counts as done when they all
-    exist. ``inputs`` must exist before it runs; ``needs`` are the items that make them."""
+    exist. ``inputs`` must exist before it runs; ``needs`` are the items that make them. ``wall_s`` was
+    measured (or, with ``estimate``, estimated) on ``hardware``; ``run_hardware`` ({glob of a run folder
+    under results/: hardware}, the first match wins) names the machine of the runs that ran elsewhere, and
+    ``runs`` the run folders (globs) holding copies of training runs that its commands do not name."""
 
     id: str
     paper: str
@@ -51,6 +60,9 @@ class Item:
     needs: tuple[str, ...] = ()
     note: str = ""
     numbers: Mapping[str, Number] = dataclasses.field(default_factory=dict)  # the headline's {fields}
+    hardware: str = CPU
+    run_hardware: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    runs: tuple[str, ...] = ()
 
 
 # Quick forms: a couple of iterations of a tiny batch, so that every command runs end to end in seconds.

@@ -7,8 +7,8 @@ from __future__ import annotations
 import functools
 from typing import Callable, Mapping
 
-from jaxsched.reproduction.items import (PPO_QUICK, PPO_SUMMARY_QUICK, Item, Step, rounded, train, training_minutes,
-                                         with_prose)
+from jaxsched.reproduction.items import (CPU, H200, PPO_QUICK, PPO_SUMMARY_QUICK, Item, Step, rounded, train,
+                                         training_minutes, with_prose)
 from jaxsched.reproduction.numbers import (Number, NumberError, at, column, computed, csv_rows, given, json_value, part,
                                        span, sweep, sweep_summary)
 
@@ -16,7 +16,8 @@ from jaxsched.reproduction.numbers import (Number, NumberError, at, column, comp
 def mdp_budget_item(name: str, paper: str, mdp: str, wall_s: float, headline: str, *,
                     config: str = "configs/mdp_ppo_compact.yaml", checkpoint_every: int = 625,
                     note: str = "", seeds: int = 5, iterations: int = 1875,
-                    numbers: Mapping[str, Number] | None = None) -> Item:
+                    numbers: Mapping[str, Number] | None = None, hardware: str = CPU,
+                    run_hardware: Mapping[str, str] | None = None, estimate: bool = False) -> Item:
     """A sweep of the MDP-design study's PPO over ``seeds`` seeds (``config``, bracis-7 unless ``mdp`` overrides
     it) at the paper's budget unless ``iterations`` says otherwise: 1875 iterations of 32 envs x 50 steps = 3.0M
     decisions per seed, 200 held-out jobsets; ``mdp``: the swept overrides, written to ``{out}/name``."""
@@ -25,7 +26,8 @@ def mdp_budget_item(name: str, paper: str, mdp: str, wall_s: float, headline: st
                 "eval_jobsets=200",
                 quick_command=f"{base} --seeds 0:2{swept} iterations=2 chunk=1 checkpoint_every=1 eval_jobsets=5")
     return Item(id=name, paper=paper, steps=(step,), outputs=(f"{name}/summary.csv", f"{name}/report.md"),
-                wall_s=wall_s, headline=headline, note=note, numbers=numbers or {})
+                wall_s=wall_s, headline=headline, note=note, numbers=numbers or {}, hardware=hardware,
+                run_hardware=run_hardware or {}, estimate=estimate)
 
 
 MDP_SCENARIOS = ("bracis-1", "bracis-2", "bracis-3", "bracis-7")
@@ -279,6 +281,7 @@ ITEMS: list[Item] = [
         outputs=("mdp_ppo/fig4.json", "mdp_ppo/fig4.md", "mdp_ppo/curves_summary.json",
                  *(f"mdp_ppo/{s}/learning_curves_steps.png" for s in MDP_SCENARIOS)),
         wall_s=7200, estimate=True,
+        runs=tuple(f"mdp_ppo/bracis-*/{agent}" for agent in ("compact", "event", "image")),  # train_study.sh's copies
         note="Training (2,933 s recorded, results/mdp_ppo/train_study.sh) plus the 1000-jobset evaluations.",
         headline="compact PPO at Packer/EASY level (bracis-1 {compact} vs Packer {packer}, SJF {sjf}); SJF best "
                  "everywhere",
@@ -355,7 +358,7 @@ ITEMS: list[Item] = [
         "({beat_packer} beat Packer, {beat_sjf} SJF, every job finished), beside the compact agent on the same MDP "
         "{compact} {compact_ci}: compact no worse than image, as the paper finds; greedy leaves jobs unfinished on "
         "{greedy_unfinished} of {seeds_again} seeds",
-        config="configs/mdp_ppo_image.yaml", checkpoint_every=125,
+        config="configs/mdp_ppo_image.yaml", checkpoint_every=125, hardware=H200,
         numbers={"seeds": sweep("sweep_mdp_image_3m", stat="count"),
                  "seeds_again": sweep("sweep_mdp_image_3m", stat="count"),
                  "minutes": computed(MDP_IMAGE_METRICS, lambda root: sum(column(root, MDP_IMAGE_METRICS, "wall_s",
@@ -694,7 +697,9 @@ ITEMS: list[Item] = [
         "{b6_packer}; lower than the shared-trunk image agent on each ({s10}, {s9}, {s8}, {s6}; the two 3-seed ranges "
         "apart on -10, -8, -6); behind compact + sparse + reduced with the same networks on -10, -9, -8 ({c10}, {c9}, "
         "{c8}), level on bracis-6 ({c6})",
-        config="configs/mdp_ppo_image.yaml", checkpoint_every=125, seeds=3,
+        config="configs/mdp_ppo_image.yaml", checkpoint_every=125, seeds=3, estimate=True,  # 2 of 4 cells on the CPU
+        run_hardware={f"sweep_mdp_image_separate_critic_3m_largest/cells/{cell}_*": H200
+                      for cell in ("cell002", "cell003")},
         numbers={"beat_packer": sweep("sweep_mdp_image_separate_critic_3m_largest", stat="beating", than="packer"),
                  "beat_sjf": sweep("sweep_mdp_image_separate_critic_3m_largest", stat="beating"),
                  **cell_numbers("sweep_mdp_image_separate_critic_3m_largest",
@@ -720,6 +725,8 @@ ITEMS: list[Item] = [
         "({c5}, {c4}: their CIs apart from the 3-seed ranges), level on bracis-3 ({c3} {c3_ci}); greedy leaves jobs "
         "unfinished on every cell",
         config="configs/mdp_ppo_image.yaml", checkpoint_every=125, seeds=3,
+        estimate=True,  # its wall_s: from 25 iterations on the CPU
+        run_hardware={"*": H200},
         numbers={"beat_packer": sweep("sweep_mdp_image_separate_critic_3m_mid", stat="beating", than="packer"),
                  "beat_sjf": sweep("sweep_mdp_image_separate_critic_3m_mid", stat="beating"),
                  **cell_numbers("sweep_mdp_image_separate_critic_3m_mid",
