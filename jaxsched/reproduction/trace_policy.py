@@ -50,10 +50,12 @@ def _every_row_finished(root, name: str) -> int:
 SYNTHETIC_AGENTS = ("bracis7-ppo-6m", "bracis3-ppo-12m")  # the shipped MDP-design agents the ablations run beside
 
 
-def trace_policy_item(name: str, trace: str, label: str, wall_s: float, ablation: str = "") -> Item:
+def trace_policy_item(name: str, trace: str, label: str, wall_s: float, ablation: str = "",
+                      iterations: int | None = None) -> Item:
     """A trace_policy study; ``ablation`` names a configs/studies/trace_ppo_compact_<ablation>.yaml that differs
-    from the study's config in one choice, run with the shipped synthetic agents beside it."""
-    options = "--seeds 0,1,2,3,4"
+    from the study's config in one choice, run with the shipped synthetic agents beside it; ``iterations``
+    (the budget ablation) trains the study's config for fewer iterations than its 500."""
+    options = "--seeds 0,1,2,3,4" + (f" --iterations {iterations}" if iterations else "")
     numbers = trace_policy_numbers(name)
     headline = ("{seeds} seeds, held-out mean bounded slowdown: PPO greedy IQM {greedy} {greedy_ci}, sampled "
                 "{sampled} {sampled_ci}; best rule F1 + EASY {f1_easy} (F1 {f1}), SJF by requested time + EASY "
@@ -71,7 +73,8 @@ def trace_policy_item(name: str, trace: str, label: str, wall_s: float, ablation
         id=name,
         paper=f"issue 53: PPO (compact state) trained on the first 70% of {label}'s jobs, evaluated on the later "
               "disjoint windows beside the rules sites deploy (RLScheduler's protocol)"
-              + (f"; ablation '{ablation}' of the study's config" if ablation else ""),
+              + (f"; ablation '{ablation}' of the study's config" if ablation else "")
+              + (f"; budget ablation: {iterations} iterations instead of 500" if iterations else ""),
         steps=(Step(f"jaxsched.studies.trace_policy --trace {trace} --out {{out}}/{name} {options}",
                     quick="--quick"),),
         outputs=(f"{name}/report.md", f"{name}/eval.json", f"{name}/learning_curve.png"),
@@ -90,4 +93,6 @@ ITEMS: list[Item] = [
     trace_policy_item("trace_policy_lublin_dense", "dataset:lublin-256", "the Lublin-256 trace", 1370, "dense"),
     trace_policy_item("trace_policy_lublin_reduced", "dataset:lublin-256", "the Lublin-256 trace", 392, "reduced"),
     trace_policy_item("trace_policy_ctc_dense", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt", 541, "dense"),
+    trace_policy_item("trace_policy_ctc_it25", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt", 145, iterations=25),
+    trace_policy_item("trace_policy_ctc_it100", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt", 203, iterations=100),
 ]
