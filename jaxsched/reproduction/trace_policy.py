@@ -95,4 +95,5 @@ ITEMS: list[Item] = [
     trace_policy_item("trace_policy_ctc_dense", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt", 541, "dense"),
     trace_policy_item("trace_policy_ctc_it25", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt", 145, iterations=25),
     trace_policy_item("trace_policy_ctc_it100", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt", 203, iterations=100),
+    trace_policy_item("trace_policy_lublin_it100", "dataset:lublin-256", "the Lublin-256 trace", 239, iterations=100),
 ]
