@@ -13,7 +13,7 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 import jaxsched
-from jaxsched.vector_env import JaxschedVectorEnv
+from jaxsched.vector_env import RESET_SHARE, JaxschedVectorEnv
 
 # the smallest settings of each family's VARIANTS entries that still end episodes within STEPS steps
 SMALL = {
@@ -25,15 +25,20 @@ SMALL = {
 NUM_ENVS, SEED, STEPS = 3, 5, 60
 
 
-def play(vec: JaxschedVectorEnv, steps: int = STEPS) -> dict:
-    """``steps`` steps after ``reset(seed=SEED)``, mostly allowed actions (one in ten drawn from all:
-    a VM episode ends at its first masked one), then an unseeded ``reset()``; every output recorded."""
+def random_actions(vec: JaxschedVectorEnv, rng, t: int) -> np.ndarray:
+    """Mostly allowed actions, one in ten drawn from all (a VM episode ends at its first masked one)."""
+    return np.array([rng.choice(np.flatnonzero(mask)) if rng.random() < 0.9
+                     else rng.integers(vec.single_action_space.n) for mask in vec.action_masks()])
+
+
+def play(vec: JaxschedVectorEnv, steps: int = STEPS, choose=random_actions) -> dict:
+    """``steps`` steps after ``reset(seed=SEED)``, the actions ``choose(vec, rng, t)``, then an unseeded
+    ``reset()``; every output recorded."""
     obs, info = vec.reset(seed=SEED)
     rng = np.random.default_rng(0)
     record = {"reset": obs, "steps": []}
-    for _ in range(steps):
-        actions = np.array([rng.choice(np.flatnonzero(mask)) if rng.random() < 0.9
-                            else rng.integers(vec.single_action_space.n) for mask in vec.action_masks()])
+    for t in range(steps):
+        actions = choose(vec, rng, t)
         obs, rewards, terminations, truncations, info = vec.step(actions)
         record["steps"].append((actions, obs, rewards, terminations, truncations, info))
     record["again"] = vec.reset()[0]
@@ -43,8 +48,8 @@ def play(vec: JaxschedVectorEnv, steps: int = STEPS) -> dict:
 def check_copies_play_single_episodes(record: dict, single) -> int:
     """Replays each copy's actions through ``single`` (reset(seed=SEED + i), then reset() after each end);
     returns how many episodes ended."""
-    ended = 0
-    for i in range(NUM_ENVS):
+    ended, copies = 0, len(record["reset"])
+    for i in range(copies):
         obs, _ = single.reset(seed=SEED + i)
         np.testing.assert_array_equal(obs, record["reset"][i])
         episode_return, episode_length = 0.0, 0
@@ -54,7 +59,7 @@ def check_copies_play_single_episodes(record: dict, single) -> int:
             assert (reward, terminated, truncated) == (rewards[i], terminations[i], truncations[i]), (i, t)
             if not (terminated or truncated):
                 np.testing.assert_array_equal(obs, vec_obs[i], err_msg=f"copy {i} step {t}")
-                assert not info.get("_final_obs", np.zeros(NUM_ENVS, bool))[i]
+                assert not info.get("_final_obs", np.zeros(copies, bool))[i]
                 continue
             ended += 1
             assert info["_final_obs"][i] and info["_episode"][i] and info["_final_info"][i]
@@ -84,6 +89,27 @@ def test_copy_i_plays_the_single_adapters_episodes_from_seed_plus_i(env_id):
     vec, single = pair(env_id)
     record = play(vec)
     assert check_copies_play_single_episodes(record, single) >= NUM_ENVS  # auto-reset was exercised
+
+
+@pytest.mark.parametrize("fresh_instances", [False, True])
+def test_more_copies_than_a_restart_share_ending_together_or_apart(fresh_instances):
+    """More copies than ``RESET_SHARE``, so a step restarts several finished copies a share at a time or a
+    lone one alone: on one shared instance every copy takes the same actions and all end on the same
+    steps; on fresh instances they end apart. Each copy still plays the single adapter's episodes."""
+    env_id, copies = "vm-synthetic-v1", 2 * RESET_SHARE + 1
+    vec = jaxsched.make_vec(env_id, copies, fresh_instances=fresh_instances, **SMALL[env_id])
+    single = jaxsched.make_gymnasium(env_id, fresh_instances=fresh_instances, **SMALL[env_id])
+
+    def first_fit_then_a_masked_one(vec, rng, t):  # the last PM is out of service: the episode ends
+        return vec.action_masks().argmax(1) if t % 7 < 6 else np.full(vec.num_envs, vec.single_action_space.n - 1)
+
+    record = play(vec, 30, first_fit_then_a_masked_one if not fresh_instances else random_actions)
+    together = [int(np.sum(terminated | truncated)) for _, _, _, terminated, truncated, _ in record["steps"]]
+    if fresh_instances:
+        assert 1 in together
+    else:
+        assert max(together) == copies
+    assert check_copies_play_single_episodes(record, single) >= copies
 
 
 def test_vector_api_spaces_masks_and_infos():
