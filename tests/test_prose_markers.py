@@ -5,7 +5,6 @@ names the marker, the file and the path."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -13,31 +12,13 @@ import pytest
 
 from jaxsched import reproduce
 from jaxsched.reproduction import numbers
+from results_copies import fresh_number_reads, results_with  # noqa: F401  (an autouse fixture)
 from jaxsched.core import stats
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
 HEURISTICS = "deeprm_heuristics_vs_load.json"
 SWEEP = "sweep_deeprm_paper_slots/summary.csv"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_reads():
-    numbers.clear_cache()
-    yield
-    numbers.clear_cache()
-
-
-def _results_with(tmp_path: Path, entry: str) -> Path:
-    """A results root of links to results/'s entries, with ``entry`` copied (so that it can be edited)."""
-    root = tmp_path / "results"
-    root.mkdir()
-    for path in RESULTS.iterdir():
-        if path.name == entry:
-            (shutil.copytree if path.is_dir() else shutil.copy2)(path, root / path.name)
-        else:
-            (root / path.name).symlink_to(path)
-    return root
 
 
 def _sjf(root: Path = RESULTS) -> float:
@@ -62,7 +43,7 @@ def test_an_edited_file_fails_the_marker_naming_the_file_and_both_values(tmp_pat
     written = f"{_sjf():.3f}"
     text = f"SJF at 0.7: {written}<!--f:{HEURISTICS}:0.7/sjf/mean_slowdown|.3f-->."
     assert not numbers.file_marker_mismatches(text, "note.md", RESULTS)
-    root = _results_with(tmp_path, HEURISTICS)
+    root = results_with(tmp_path, HEURISTICS)
     data = json.loads((root / HEURISTICS).read_text())
     data["0.7"]["sjf"]["mean_slowdown"] += 0.1
     (root / HEURISTICS).write_text(json.dumps(data))

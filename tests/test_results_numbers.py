@@ -11,31 +11,12 @@ import pytest
 
 from jaxsched import reproduce
 from jaxsched.reproduction import numbers
+from results_copies import fresh_number_reads, results_with  # noqa: F401  (an autouse fixture)
 from jaxsched.core import stats
 from jaxsched.reproduction import BY_ID, ITEMS
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_reads():
-    numbers.clear_cache()
-    yield
-    numbers.clear_cache()
-
-
-def _results_with(tmp_path: Path, entry: str) -> Path:
-    """A results root of links to results/'s entries, with ``entry`` copied (so that it can be edited)."""
-    import shutil
-    root = tmp_path / "results"
-    root.mkdir()
-    for path in RESULTS.iterdir():
-        if path.name == entry:
-            (shutil.copytree if path.is_dir() else shutil.copy2)(path, root / path.name)
-        else:
-            (root / path.name).symlink_to(path)
-    return root
 
 
 def test_the_committed_texts_equal_their_files():
@@ -44,7 +25,7 @@ def test_the_committed_texts_equal_their_files():
 
 
 def test_an_edited_result_file_fails_the_check_naming_item_file_and_values(tmp_path):
-    root = _results_with(tmp_path, "deeprm_bc_load0.7")
+    root = results_with(tmp_path, "deeprm_bc_load0.7")
     path = root / "deeprm_bc_load0.7" / "eval.json"
     data = json.loads(path.read_text())
     written = f"{data['policies']['trained-s0-sampled']['mean_slowdown']:.3f}"

@@ -27,6 +27,7 @@ from jaxsched.bench.reference import (CompactReference, DeepRMReference, Referen
                                       write_vmagent_events)
 from jaxsched.bench.vector import run_pinned
 from jaxsched.core.devices import make_mesh
+from jaxsched.core.plotting import plt
 from jaxsched.core.rollout import make_evaluator
 from jaxsched.envs.vm.env import VmPlacement
 from jaxsched.envs.vm.episodes import draw_starts
@@ -383,10 +384,6 @@ def vector_markdown(rows: list[dict]) -> list[str]:
 
 def plot_env_scaling(rows: list[dict], path: Path) -> None:
     """Median steps/s against the size (M slots; PMs) for both simulators, one line per workload and load."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     rows = [r for r in rows if not r.get("vector")]  # N copies, not the size: their own table
     families = [f for f in dict.fromkeys(r["family"] for r in rows)
                 if len({r["size"] for r in rows if r["family"] == f}) > 1]

@@ -9,7 +9,7 @@ import matplotlib
 import numpy as np
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402  (modules that draw import this headless pyplot from here)
 
 from jaxsched.core.stats import performance_profile  # noqa: E402
 

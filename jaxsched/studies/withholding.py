@@ -23,6 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxsched.core.plotting import plt
 from jaxsched.core.progress import progress
 from jaxsched.core.rollout import collect_batch
 from jaxsched.core.unfinished import legend, leaves_unfinished, marked
@@ -73,11 +74,6 @@ def withholding_stats(env, batched, policy: Callable, key: jax.Array, max_decisi
 
 
 def _plots(stats: dict, out: Path, trained: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     hist = stats[trained]["withheld_job_length_histogram"]
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.bar([int(k) for k in hist], list(hist.values()))
