@@ -10,7 +10,7 @@ import pytest
 
 from jaxsched import evaluate, reproduce, sweep
 from jaxsched.core.config import _parse_override
-from jaxsched.core.runs import FORMAT_VERSION
+from jaxsched.core.runs import FORMAT_VERSION, stored_exists
 from jaxsched.experiment import load_train_config
 from jaxsched.reproduction import BY_ID, ITEMS, sweep_cell_name
 
@@ -28,7 +28,7 @@ def test_every_results_entry_has_an_item_and_every_output_exists():
     covered = {path.split("/")[0] for item in ITEMS for path in item.outputs}
     entries = {p.name for p in RESULTS.iterdir() if p.name != "README.md"}
     assert not entries - covered, f"results/ entries without a registry item: {sorted(entries - covered)}"
-    missing = [f"{item.id}: {path}" for item in ITEMS for path in item.outputs if not (RESULTS / path).exists()]
+    missing = [f"{item.id}: {path}" for item in ITEMS for path in item.outputs if not stored_exists(RESULTS / path)]
     assert not missing, f"registry outputs missing from results/: {missing}"
 
 

@@ -27,7 +27,7 @@ from jaxsched.bench.reference import (CompactReference, DeepRMReference, Referen
                                       write_vmagent_events)
 from jaxsched.bench.vector import run_pinned
 from jaxsched.core.devices import make_mesh
-from jaxsched.core.plotting import plt
+from jaxsched.core.plotting import plt, save_figure
 from jaxsched.core.rollout import make_evaluator
 from jaxsched.envs.vm.env import VmPlacement
 from jaxsched.envs.vm.episodes import draw_starts
@@ -406,8 +406,7 @@ def plot_env_scaling(rows: list[dict], path: Path) -> None:
         ax.set_title(f"{family}: jaxsched (solid) vs reference (dashed)")
         ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)  # below: hides no line
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path, dpi=120)
 
 
 ENV_FAMILIES = ("deeprm", "compact", "vm")

@@ -14,6 +14,7 @@ import hashlib
 import json
 import logging
 import lzma
+import math
 import shutil
 import sys
 import time
@@ -360,7 +361,34 @@ class MetricsLog:
             with open(self.path, "w", newline="") as f:
                 csv.DictWriter(f, self.columns).writeheader()
         with open(self.path, "a", newline="") as f:
-            csv.DictWriter(f, self.columns).writerows(rows)
+            csv.DictWriter(f, self.columns).writerows(
+                [{key: metric_text(value) for key, value in row.items()} for row in rows])
+
+
+def metric_text(value):
+    """How a logged value is written: a float that a float32 holds exactly (every metric a jitted
+    step returns) with the fewest digits that read back as that float32 ("0.0015448473", not
+    float64's "0.0015448472695425153": half the bytes and a third less compressed, nothing lost at
+    the precision it was computed in); anything else as the csv module writes it."""
+    if isinstance(value, float) and math.isfinite(value) and float(np.float32(value)) == value:
+        return str(np.float32(value))
+    return value
+
+
+def compact_metric_field(text: str) -> str:
+    """A CSV field written before :func:`metric_text`, as it would write it now (used once to convert
+    the committed logs; integers and non-numbers are kept as they are)."""
+    try:
+        int(text)
+        return text
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    written = metric_text(value)
+    return written if isinstance(written, str) else text
 
 
 def write_evaluation(out: Path, header: dict, summary: dict[str, dict], describe: Callable[[dict], str],

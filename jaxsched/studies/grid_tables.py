@@ -31,11 +31,10 @@ import sys
 from pathlib import Path
 
 import jax
-import matplotlib.pyplot as plt
 import numpy as np
 
 from jaxsched.core import instances as instance_ranges
-from jaxsched.core.plotting import curves
+from jaxsched.core.plotting import curves, plt, save_figure
 from jaxsched.core.stats import summarize_over_seeds, summary_interval
 from jaxsched.core.unfinished import count_text, legend, marked
 from jaxsched.envs.grid.metrics import delivered_shares
@@ -305,8 +304,7 @@ def plot_distributions(groups: dict[str, dict[str, list[dict]]], out: Path) -> N
             ax.set_ylabel(ylabel)
             ax.legend(fontsize=7)
         fig.tight_layout()
-        fig.savefig(out / path, dpi=110)
-        plt.close(fig)
+        save_figure(fig, out / path, dpi=110)
 
 
 def fairness_series(table: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -343,8 +341,7 @@ def plot_fairness(variant, tables: dict, path: Path) -> None:
         ax.set_ylabel("delivered share (dotted: target)")
     axes[0][1].legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path, dpi=110)
 
 
 def pool_series(table: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

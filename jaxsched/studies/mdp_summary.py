@@ -12,12 +12,9 @@ import shutil
 import sys
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 
+from jaxsched.core.plotting import plt, save_figure
 from jaxsched.core.runs import copy_stored, read_csv_rows
 from jaxsched.core.unfinished import leaves_unfinished
 
@@ -51,7 +48,7 @@ def main(out: Path, runs: list[Path]) -> None:
     plt.ylabel("mean slowdown of training rollouts")
     plt.legend(fontsize=8)
     plt.tight_layout()
-    plt.savefig(out / "learning_curves.png", dpi=120)
+    save_figure(plt.gcf(), out / "learning_curves.png")
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     print(json.dumps(summary, indent=1))
 

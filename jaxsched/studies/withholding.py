@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxsched.core.plotting import plt
+from jaxsched.core.plotting import plt, save_figure
 from jaxsched.core.progress import progress
 from jaxsched.core.rollout import collect_batch
 from jaxsched.core.unfinished import legend, leaves_unfinished, marked
@@ -81,8 +81,7 @@ def _plots(stats: dict, out: Path, trained: str) -> None:
     ax.set_ylabel("times withheld")
     ax.set_title(f"{trained}: {stats[trained]['withholding_fraction_of_move_ons']:.0%} of move-ons withhold a job")
     fig.tight_layout()
-    fig.savefig(out / "withheld_job_lengths.png", dpi=120)
-    plt.close(fig)
+    save_figure(fig, out / "withheld_job_lengths.png", dpi=120)
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
     for name, s in stats.items():
@@ -93,8 +92,7 @@ def _plots(stats: dict, out: Path, trained: str) -> None:
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(out / "slowdown_by_job_length.png", dpi=120)
-    plt.close(fig)
+    save_figure(fig, out / "slowdown_by_job_length.png", dpi=120)
 
 
 def main(argv=None) -> int:
