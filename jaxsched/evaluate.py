@@ -25,6 +25,11 @@ then the checkpoint's rows are marked ``†`` (``on_training_instances`` in the 
 named ``checkpoint`` and ``checkpoint-sampled``. In ``--policies``, ``checkpoint`` and
 ``checkpoint-sampled`` stand for the evaluated seeds' greedy and sampled policies. ``--seeds`` (the
 instances' seeds) reads ``a:b`` or ``a,b,c``, as in ``train`` and ``sweep``.
+
+``--pretrained NAME`` (instead of ``--checkpoint``) evaluates a policy shipped with the package
+(:mod:`jaxsched.pretrained`, ``python -m jaxsched.pretrained list``) exactly as ``--checkpoint RUN
+--seed-index K`` of the run and seed it was exported from: its env and options, its training instances,
+the same rows under the same names (``checkpoint`` and ``checkpoint-sampled``), every digit the same.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from typing import Callable
 import jax
 import numpy as np
 
+from jaxsched import pretrained
 from jaxsched.core import instances as instance_ranges
 from jaxsched.core.config import parse_seeds
 from jaxsched.core.plotting import slowdown_vs_load
@@ -47,7 +53,7 @@ from jaxsched.core.progress import evaluate_each
 from jaxsched.core.rollout import num_instances
 from jaxsched.core.unfinished import leaves_unfinished, legend, marked, with_counts
 from jaxsched.errors import CheckpointError, ConfigError, DatasetError, UsageError
-from jaxsched.experiment import load_run, trained_policies
+from jaxsched.experiment import Experiment, load_run, trained_policies
 from jaxsched.registry import build, registered
 from jaxsched.workloads.datasets import resolve_path
 
@@ -181,10 +187,15 @@ def _cell(value) -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m jaxsched.evaluate", description=__doc__.splitlines()[0])
     parser.add_argument("--env", help=f"one of {', '.join(registered())} (default deeprm, or the checkpoint's)")
-    parser.add_argument("--checkpoint", type=Path,
-                        help="a training run directory: adds each seed's policy, greedy and sampled "
-                             "(checkpoint-s<seed>, checkpoint-s<seed>-sampled; checkpoint and checkpoint-sampled "
-                             "for one seed), and makes its env the default")
+    trained = parser.add_mutually_exclusive_group()
+    trained.add_argument("--checkpoint", type=Path,
+                         help="a training run directory: adds each seed's policy, greedy and sampled "
+                              "(checkpoint-s<seed>, checkpoint-s<seed>-sampled; checkpoint and checkpoint-sampled "
+                              "for one seed), and makes its env the default")
+    trained.add_argument("--pretrained", metavar="NAME",
+                         help="a policy shipped with the package (python -m jaxsched.pretrained list), evaluated "
+                              "as --checkpoint RUN --seed-index K of the run and seed it was exported from: rows "
+                              "checkpoint and checkpoint-sampled, its env the default")
     parser.add_argument("--seed-index", type=int, metavar="K",
                         help="with --checkpoint: only its K-th seed's policy (0-based), named checkpoint and "
                              "checkpoint-sampled (default: every seed)")
@@ -243,7 +254,9 @@ def run(args, extra_policies: dict[str, Callable] | None = None) -> dict:
         raise UsageError("--loads generates jobsets; it cannot be combined with --jobsets-file")
     if args.jobsets_file and args.reference_rng:
         raise UsageError("--reference-rng generates jobsets; it cannot be combined with --jobsets-file")
-    base, extra_policies, feature_shape, experiment, groups = _checkpoint_policies(args, extra_policies)
+    base, extra_policies, feature_shape, experiment, groups = (
+        _pretrained_policies(args, extra_policies) if getattr(args, "pretrained", None)
+        else _checkpoint_policies(args, extra_policies))
     args.env = args.env or "deeprm"
     overrides = base | {k: v for k, v in {"num_slots": args.num_slots, "capacity": args.capacity,
                                    "horizon": args.horizon, "backlog_size": args.backlog,
@@ -380,6 +393,31 @@ def _checkpoint_policies(args, extra):
              if args.seed_index is not None else ""))
     groups = {group: [name for name, _ in members] for group, members in named.items()}
     return dict(config.env_options), policies, variant.env.feature_shape(), experiment, groups
+
+
+def _pretrained_policies(args, extra):
+    """As :func:`_checkpoint_policies`, for the shipped policy ``--pretrained NAME``: its greedy and sampled
+    policies as ``checkpoint`` and ``checkpoint-sampled`` (what ``--checkpoint RUN --seed-index K`` of its
+    source run and seed names them), its run's env options and training instances."""
+    for flag, value in (("--from-step N", args.from_step), ("--seed-index K", args.seed_index)):
+        if value is not None:
+            raise UsageError(f"{flag} applies to --checkpoint DIR; a pretrained policy is one seed of one step")
+    try:
+        agent = pretrained.load(args.pretrained)
+    except (CheckpointError, ConfigError) as error:
+        raise UsageError(str(error)) from None
+    config = agent.config
+    if args.env and args.env != config.env:
+        raise UsageError(f"--env {args.env} differs from the pretrained policy's env {config.env}")
+    args.env = config.env
+    policies = dict(extra or {})
+    policies["checkpoint"], policies["checkpoint-sampled"] = agent.policy(True), agent.policy(False)
+    record = agent.record
+    print(f"pretrained {agent.name}: seed {record['seed']} (--seed-index {record['seed_index']}) of {record['source']} "
+          f"at iteration {record['iteration']}, as checkpoint, checkpoint-sampled")
+    source = Experiment(config, agent.variant, config.algo_config(), None, None)  # what _instances reads
+    groups = {"checkpoint": ["checkpoint"], "checkpoint-sampled": ["checkpoint-sampled"]}
+    return dict(config.env_options), policies, agent.variant.env.feature_shape(), source, groups
 
 
 def generated_instances(variant, seeds, count: int, reference_rng: bool = False):

@@ -15,9 +15,11 @@
 
 The items, their commands and outputs live in :mod:`jaxsched.reproduction`. An item whose outputs
 all exist in the output folder is skipped (so ``all`` resumes where it stopped) unless ``--force``; an
-item whose inputs are missing (a checkpoint of another item) runs that item first. A training run that
-was killed resumes from its last checkpoint; ``--force`` removes an item's run folders and remakes
-them. Each command runs in its own process from the repository root.
+item whose inputs are missing (a checkpoint of another item) runs that item first. results/ keeps no
+checkpoints: an item that restores a sweep's cells (mdp_transfer_3m, mdp_swf_3m) is remade into a fresh
+``--out``, where its sweeps train first (a sweep skips the finished cells results/ keeps). A training
+run that was killed resumes from its last checkpoint; ``--force`` removes an item's run folders and
+remakes them. Each command runs in its own process from the repository root.
 """
 
 from __future__ import annotations
@@ -141,6 +143,14 @@ def run_item(item: Item, out: Path, scratch: Path, quick: bool, force: bool, dry
         return
     places = {"out": str(out), "scratch": str(scratch)}
     missing = [path for path in (p.format(**places) for p in item.inputs) if not stored_exists(Path(path))]
+    kept = [path for path in missing if _finished_sweep_cell(Path(path))]
+    if kept:  # results/ keeps no checkpoints; remaking the sweep here would skip its finished cells
+        message = (f"{item.id} restores the checkpoints of finished sweep cells, which {out} does not keep "
+                   f"({', '.join(kept)}), and a sweep does not re-train a finished cell: remake it into a fresh "
+                   f"folder, python -m jaxsched.reproduce {item.id} --out runs/{item.id}")
+        if not dry_run:
+            raise RuntimeError(message)
+        print(f"note: {message}")
     if missing:
         print(f"{item.id}: needs {', '.join(missing)}; making {', '.join(item.needs)} first")
         for need in item.needs:
@@ -154,6 +164,13 @@ def run_item(item: Item, out: Path, scratch: Path, quick: bool, force: bool, dry
         if out.resolve() == RESULTS.resolve():
             compress_metrics(out, item)
         print(f"{item.id}: done in {time.perf_counter() - start:.0f} s", flush=True)
+
+
+def _finished_sweep_cell(checkpoints: Path) -> bool:
+    """Whether ``checkpoints`` is the (missing) checkpoint folder of a sweep cell that finished (its eval.json
+    is there), as results/ keeps them: the sweep would skip the cell, not re-train it."""
+    cell = checkpoints.parent
+    return checkpoints.name == "checkpoints" and cell.parent.name == "cells" and (cell / "eval.json").exists()
 
 
 def compress_metrics(out: Path, item: Item) -> list[Path]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from jaxsched import evaluate, reproduce, sweep
+from jaxsched import evaluate, pretrained, reproduce, sweep
 from jaxsched.core.config import _parse_override
 from jaxsched.core.runs import FORMAT_VERSION, stored_exists
 from jaxsched.experiment import load_train_config
@@ -99,10 +99,41 @@ def test_write_readme_keeps_the_hand_written_text():
 
 
 def test_dry_run_runs_missing_needs_first(capsys, tmp_path):
-    assert reproduce.main(["deeprm_fig7_load1.1", "--quick", "--dry-run", "--out", str(tmp_path)]) == 0
+    assert reproduce.main(["deeprm2_fig6_load0.7", "--quick", "--dry-run", "--out", str(tmp_path)]) == 0
     printed = capsys.readouterr().out
-    assert printed.index("jaxsched.train") < printed.index("jaxsched.studies.withholding")
+    assert printed.index("jaxsched.train") < printed.index("jaxsched.evaluate --checkpoint")
     assert not any(tmp_path.iterdir())
+
+
+def test_results_keeps_no_checkpoints_and_the_shipped_policies_stand_in():
+    """No item's outputs are checkpoints (results/ keeps tables, figures and compressed metrics); the DeepRM
+    Fig. 4 and Fig. 7 items evaluate the shipped policies, so they need no training run; the items that
+    restore other runs name those checkpoints among their inputs (reproduce trains them first)."""
+    assert not [f"{item.id}: {path}" for item in ITEMS for path in item.outputs if "checkpoints" in path.split("/")]
+    for item_id, name in (("deeprm_fig4_trained_at_0.7", "deeprm-mlp-load0.7"), ("deeprm_fig7_load1.1", "deeprm-mlp-load1.1")):
+        item = BY_ID[item_id]
+        assert not item.inputs and not item.needs
+        assert all(f"--pretrained {name}" in step.command and "--checkpoint" not in step.command for step in item.steps)
+        assert name in pretrained.list()
+    for item_id in ("deeprm2_fig6_load0.7", "mdp_transfer_3m", "mdp_transfer_3m_separate_critic", "mdp_swf_3m"):
+        item = BY_ID[item_id]
+        assert item.inputs and all(path.endswith("/checkpoints") for path in item.inputs), item_id
+        assert "not committed" in item.note, item_id
+
+
+def test_an_item_reading_finished_sweep_cells_is_refused_where_their_checkpoints_are_gone(tmp_path, capsys):
+    """As in results/: the sweep's cell finished (eval.json) without its checkpoints; remaking the sweep there
+    would skip the cell, so the item says to use a fresh --out and runs nothing."""
+    cell = tmp_path / "sweep_mdp_compact_3m" / "cells" / BY_ID["mdp_swf_3m"].inputs[0].split("/")[-2]
+    cell.mkdir(parents=True)
+    (cell / "eval.json").write_text("{}")
+    before = sorted(tmp_path.rglob("*"))
+    assert reproduce.main(["mdp_swf_3m", "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "does not re-train a finished cell" in err and "--out runs/mdp_swf_3m" in err
+    assert sorted(tmp_path.rglob("*")) == before
+    assert reproduce.main(["mdp_swf_3m", "--dry-run", "--out", str(tmp_path)]) == 0  # a dry run says so and goes on
+    assert "note: mdp_swf_3m restores the checkpoints of finished sweep cells" in capsys.readouterr().out
 
 
 def test_quick_item_runs_into_its_out_and_then_is_skipped(tmp_path, capsys):

@@ -8,11 +8,13 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from conftest import dataset_file
 from unfinished_policies import short_jobs_only
+from jaxsched.core.config import build_config, to_dict
+from jaxsched.core.runs import Checkpointer, write_run_config
 from jaxsched.core.unfinished import LEGEND
+from jaxsched.experiment import Experiment, TrainConfig
 from jaxsched.studies import swf_eval
 from jaxsched.studies.swf_eval import evaluate_trace, main, markdown, trace_jobsets
 
@@ -80,12 +82,26 @@ def test_episodes_below_one_is_a_usage_error(capsys):
     assert "--episodes must be >= 1" in capsys.readouterr().err
 
 
-def test_an_event_trained_agent_is_flagged_on_time_based_trace_steps(capsys):
+def _compact_run(folder: Path, stepping: str) -> Path:
+    """A compact PPO run folder on bracis-7 as training writes it (config.json, a checkpoint), with zero
+    parameters: what the loader checks is the run's config, not its weights (no training, no compilation)."""
+    config = build_config(TrainConfig, dict(
+        env="bracis-7", env_options=dict(observation="bracis", stepping=stepping, reward_jobs="visible"), algo="ppo",
+        algo_options=dict(num_envs=2, num_steps=4, minibatch_size=4, update_epochs=1), iterations=1, chunk=1,
+        seeds=[0], eval_jobsets=0, checkpoint_every=1, baselines=["sjf"]))
+    run = folder / f"bracis-7_{stepping}"
+    write_run_config(run, to_dict(config))
+    with Checkpointer(run) as checkpointer:
+        checkpointer.save(1, Experiment.from_config(config).state_template())
+    return run
+
+
+def test_an_event_trained_agent_is_flagged_on_time_based_trace_steps(tmp_path, capsys):
     """The trace runs time-based steps; an agent trained with event-based ones never saw a state where
-    nothing fits, so loading it says so on stderr, not a silently bad row (results/ holds such a run)."""
-    runs = sorted((Path(__file__).parent.parent / "results" / "sweep_mdp_sparse_reduced_3m" / "cells").glob("cell000*"))
-    if not runs:
-        pytest.skip("results/sweep_mdp_sparse_reduced_3m is not in this checkout")
-    assert len(swf_eval.load_agents(runs[:1])) == 1
+    nothing fits, so loading it says so on stderr, not a silently bad row; a time-based one loads quietly."""
+    event, timed = _compact_run(tmp_path, "event"), _compact_run(tmp_path, "time")
+    assert list(swf_eval.load_agents([event])) == ["ppo:bracis-7_event"]
     err = capsys.readouterr().err
-    assert "warning:" in err and "event-based steps" in err
+    assert "warning:" in err and "event-based steps" in err and str(event) in err
+    assert list(swf_eval.load_agents([timed])) == ["ppo:bracis-7_time"]
+    assert "warning:" not in capsys.readouterr().err

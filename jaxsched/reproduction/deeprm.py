@@ -301,7 +301,7 @@ ITEMS: list[Item] = [
         paper="DeepRM Fig. 6 set-up: behaviour cloning, then REINFORCE at load 0.7",
         steps=(train("{out}/deeprm_bc_load0.7", DEEPRM_BC, "iterations=300", quick=f"{REINFORCE_QUICK} {BC_QUICK}"),
                resume("{out}/deeprm_bc_load0.7", 700, 4)),
-        outputs=("deeprm_bc_load0.7/eval.json", "deeprm_bc_load0.7/metrics.csv", "deeprm_bc_load0.7/checkpoints"),
+        outputs=("deeprm_bc_load0.7/eval.json", "deeprm_bc_load0.7/metrics.csv"),
         wall_s=2586,
         headline="trained (sampled) {sampled} vs SJF {sjf} ({change}%)",
         numbers={"sampled": at("deeprm_bc_load0.7/eval.json", "policies/trained-s0-sampled/mean_slowdown"),
@@ -314,7 +314,7 @@ ITEMS: list[Item] = [
     Item(
         id="deeprm_fig4_trained_at_0.7",
         paper="DeepRM Fig. 4: slowdown vs load with the policy trained at 0.7",
-        steps=(Step("jaxsched.evaluate --checkpoint {out}/deeprm_bc_load0.7 --policies sjf,packer,tetris,random "
+        steps=(Step("jaxsched.evaluate --pretrained deeprm-mlp-load0.7 --policies sjf,packer,tetris,random "
                     "--loads 0.1,0.3,0.5,0.7,0.9,1.1,1.3,1.5,1.7,1.9 --jobsets 10 --seeds 0:10 "
                     "--summary {out}/deeprm_fig4_trained_at_0.7/summary.json "
                     "--results-dir {out}/deeprm_fig4_trained_at_0.7",
@@ -322,7 +322,10 @@ ITEMS: list[Item] = [
         outputs=("deeprm_fig4_trained_at_0.7/summary.json", "deeprm_fig4_trained_at_0.7/deeprm_slowdown_vs_load.csv",
                  "deeprm_fig4_trained_at_0.7/deeprm_slowdown_vs_load.png"),
         wall_s=600, estimate=True,
-        inputs=("{out}/deeprm_bc_load0.7/checkpoints",), needs=("deeprm_bc_load0.7",),
+        note="Evaluates the shipped policy deeprm-mlp-load0.7 (jaxsched.pretrained: deeprm_bc_load0.7's one seed at "
+             "its final iteration, 700), as --checkpoint results/deeprm_bc_load0.7 did when results/ kept its "
+             "checkpoint: the same rows, every digit; no training needed. To evaluate a re-trained run instead: "
+             "--checkpoint RUN.",
         headline="sampled policy (one training seed) below every heuristic from load {lowest} to 1.9 (load 1.1: "
                  "{sampled} vs SJF {sjf})",
         numbers={"lowest": computed("deeprm_fig4_trained_at_0.7/summary.json", _beats_heuristics_from, ".1f"),
@@ -442,7 +445,7 @@ ITEMS: list[Item] = [
         paper="DeepRM Fig. 6 set-up at load 1.1 (the policy of Fig. 7)",
         steps=(train("{out}/deeprm_bc_load1.1", DEEPRM_BC, "env_options.load=1.1", "iterations=500",
                      quick=f"{REINFORCE_QUICK} {BC_QUICK}"),),
-        outputs=("deeprm_bc_load1.1/eval.json", "deeprm_bc_load1.1/checkpoints"),
+        outputs=("deeprm_bc_load1.1/eval.json",),
         wall_s=1823,
         headline="trained (sampled) {sampled} vs SJF {sjf}",
         numbers={"sampled": at("deeprm_bc_load1.1/eval.json", "policies/trained-s0-sampled/mean_slowdown", ".2f"),
@@ -451,12 +454,15 @@ ITEMS: list[Item] = [
     Item(
         id="deeprm_fig7_load1.1",
         paper="DeepRM Fig. 7: withholding of long jobs",
-        steps=(Step("jaxsched.studies.withholding --checkpoint {out}/deeprm_bc_load1.1 --load 1.1 --jobsets 100 "
+        steps=(Step("jaxsched.studies.withholding --pretrained deeprm-mlp-load1.1 --load 1.1 --jobsets 100 "
                     "--out {out}/deeprm_fig7_load1.1", quick="--jobsets 2"),),
         outputs=("deeprm_fig7_load1.1/withholding.json", "deeprm_fig7_load1.1/withheld_job_lengths.png",
                  "deeprm_fig7_load1.1/slowdown_by_job_length.png"),
         wall_s=120, estimate=True,
-        inputs=("{out}/deeprm_bc_load1.1/checkpoints",), needs=("deeprm_bc_load1.1",),
+        note="Evaluates the shipped policy deeprm-mlp-load1.1 (jaxsched.pretrained: deeprm_bc_load1.1's one seed at "
+             "its final iteration, 500), as --checkpoint results/deeprm_bc_load1.1 did when results/ kept its "
+             "checkpoint: the same numbers, every digit; no training needed. To study a re-trained run instead: "
+             "--checkpoint RUN.",
         headline="{withholding}% of move-ons withhold a job that fits; {long}% of withheld jobs are long",
         numbers={"withholding": at("deeprm_fig7_load1.1/withholding.json",
                                    "policies/trained/withholding_fraction_of_move_ons", ".1f", scale=100),
@@ -725,8 +731,11 @@ ITEMS: list[Item] = [
                     for stat in ("median", "q3") for part in ("low", "high")}},
         inputs=tuple(f"{{scratch}}/deeprm2_fig3/{run}/checkpoints" for run in ("cnn_bc_l0.7", "mlp_l0.7")),
         needs=("deeprm2_fig3_h200",),
-        note="The two checkpoints evaluated are kept: --scratch results/deeprm2_fig6_load0.7/scratch re-runs this item "
-             "from them (seed 0 of each 3-seed run: evaluate --checkpoint --seed-index 0).",
+        note="Evaluates seed 0 of two 3-seed runs of deeprm2_fig3_h200 (evaluate --checkpoint --seed-index 0), whose "
+             "checkpoints are not committed: results/deeprm2_fig6_load0.7/scratch keeps their config.json only. "
+             "Reproducing this item re-trains deeprm2_fig3_h200 first (and the items it needs), not timed whole on "
+             "the 2-core CPU (docs/results/timings.md: 35 min of it on a GPU, 52 min of its runs on the CPU); the "
+             "evaluation itself takes 2 min.",
     ),
     Item(
         id="deeprm_off",

@@ -75,16 +75,22 @@ SEPARATE_3M_CELLS = {"b1": "cell000", "b9": "cell001", "b2": "cell002", "b10": "
 WON_6M_CELLS = {"b8": "cell000", "b9": "cell001", "b4": "cell002", "b5": "cell003", "b2": "cell004",
                 "b10": "cell005"}  # sweep_mdp_separate_critic_6m_won
 MDP_TRANSFER, MDP_TRANSFER_SEPARATE = "mdp_transfer_3m/time.json", "mdp_transfer_3m_separate_critic/time.json"
+TRANSFER_NOTE = ("The checkpoints it restores (every cell of the sweeps it names, all seeds) are not committed: results/ "
+                 "keeps the sweeps' summaries, eval.json, config.json and compressed metrics. Reproducing this item into "
+                 "a fresh --out (python -m jaxsched.reproduce ID --out runs/ID) re-trains those sweeps first: {hours} on "
+                 "the 2-core CPU in all, 12 min of it the transfer itself (docs/results/timings.md).")
 MDP_IMAGE_METRICS = "sweep_mdp_image_3m/cells/cell000__iterations=1875__chunk=25__checkpoint_every=125__" \
                     "eval_jobsets=200/metrics.csv"
 
 
 def transfer_3m_item(name: str, paper: str, source: str, specialised: tuple[str, ...], steppings: tuple[str, ...],
-                     wall_s: float, headline: str, swept: str = "", numbers: Mapping[str, Number] | None = None) -> Item:
+                     wall_s: float, headline: str, swept: str = "", numbers: Mapping[str, Number] | None = None,
+                     note: str = "") -> Item:
     """``mdp_transfer`` of the bracis-7 agent of the sweep ``source`` (cell ``cell000__{swept}<3M settings>``,
     ``swept`` naming its swept overrides) on all ten scenarios, 5 seeds sampled, 200 jobsets, beside the
     specialised agents of the sweeps ``specialised`` (which include ``source``); one step per stepping,
-    written to ``{out}/name/<stepping>.{json,md}``."""
+    written to ``{out}/name/<stepping>.{json,md}``. Its input is the source cell's checkpoints, which results/
+    does not keep: reproducing it re-trains the sweeps (``needs``) into a fresh ``--out``."""
     def command(settings: str, stepping: str, scenarios: str, jobsets: int) -> str:
         own = " ".join(f"--specialised {{out}}/{sweep}" for sweep in specialised)
         return (f"jaxsched.studies.mdp_transfer {{out}}/{source}/cells/cell000__{swept}{settings} "
@@ -95,8 +101,8 @@ def transfer_3m_item(name: str, paper: str, source: str, specialised: tuple[str,
                   for stepping in steppings)
     return Item(id=name, paper=paper, steps=steps,
                 outputs=tuple(f"{name}/{stepping}.{ext}" for stepping in steppings for ext in ("json", "md")),
-                wall_s=wall_s, inputs=(f"{{out}}/{source}/cells/cell000__{swept}{MDP_3M_SETTINGS}/config.json",),
-                needs=specialised, headline=headline, numbers=numbers or {})
+                wall_s=wall_s, inputs=(f"{{out}}/{source}/cells/cell000__{swept}{MDP_3M_SETTINGS}/checkpoints",),
+                needs=specialised, headline=headline, numbers=numbers or {}, note=note)
 
 
 def _cells_where(cell: str) -> dict | None:
@@ -770,7 +776,8 @@ ITEMS: list[Item] = [
                      map(bool, map(_unfinished, json_value(root, MDP_TRANSFER_SEPARATE, "scenarios").values()))), "d"),
                  "fewest": transfer_unfinished(MDP_TRANSFER_SEPARATE, "min"),
                  "most": transfer_unfinished(MDP_TRANSFER_SEPARATE, "max"),
-                 "jobs": at(MDP_TRANSFER_SEPARATE, "scenarios/bracis-1/transferred_over_seeds/jobs", ".0f")}),
+                 "jobs": at(MDP_TRANSFER_SEPARATE, "scenarios/bracis-1/transferred_over_seeds/jobs", ".0f")},
+        note=TRANSFER_NOTE.format(hours="5.5 h")),
     transfer_3m_item(
         "mdp_transfer_3m",
         "BRACIS'21 Fig. 6 with the paper's agent type: the compact + sparse + reduced agent trained on "
@@ -787,7 +794,8 @@ ITEMS: list[Item] = [
                  **{f"{agent}{n}": at(MDP_TRANSFER, f"scenarios/bracis-{n}/{kind}_over_seeds/iqm", ".2f")
                     for n in ("1", "3") for agent, kind in (("t", "transferred"), ("s", "specialised"))},
                  "paper": given("80%", "../shared/spec/mdp-variants.md (BRACIS'21 Fig. 6: transferred beats "
-                                       "specialised in 80% of scenarios)")}),
+                                       "specialised in 80% of scenarios)")},
+        note=TRANSFER_NOTE.format(hours="3.2 h")),
     Item(
         id="mdp_figures_3m",
         paper="BRACIS'21 Figs. 3 and 4 at the paper's budget: every agent type's 3M-decision sweeps on every "
@@ -834,8 +842,12 @@ ITEMS: list[Item] = [
         outputs=("mdp_swf_3m/ctc-sp2.json", "mdp_swf_3m/ctc-sp2.md", "mdp_swf_3m/lublin-256.json",
                  "mdp_swf_3m/lublin-256.md"),
         wall_s=228,
-        inputs=("{out}/sweep_mdp_compact_3m/cells/" + SWF_3M_CELL + "/config.json",),
+        inputs=("{out}/sweep_mdp_compact_3m/cells/" + SWF_3M_CELL + "/checkpoints",),
         needs=("sweep_mdp_compact_3m",),
+        note="The checkpoint it evaluates (seed 0 of sweep_mdp_compact_3m's cell) is not committed: results/ keeps the "
+             "sweep's summary, eval.json, config.json and compressed metrics. Reproducing this item into a fresh --out "
+             "(python -m jaxsched.reproduce mdp_swf_3m --out runs/mdp_swf_3m) re-trains sweep_mdp_compact_3m first: "
+             "15 min on the 2-core CPU in all, 4 min of it this item's evaluation (docs/results/timings.md).",
         headline="the 3M agent transfers worse than the 96k one: sampled {ctc} on CTC SP2 (SJF {ctc_sjf}; 96k agent "
                  "{ctc_96k}, leaving {ctc_96k_left} of {ctc_96k_jobs} unfinished), {lublin} on Lublin-256, leaving "
                  "{lublin_left} of {lublin_jobs} unfinished (SJF {lublin_sjf}, EASY {lublin_easy}; 96k agent "

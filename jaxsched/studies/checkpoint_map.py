@@ -2,6 +2,13 @@
 
     python -m jaxsched.studies.checkpoint_map [--results results] [--top 30] [--out MAP.md] [--json MAP.json]
 
+The committed results/ keeps tables, figures and compressed metrics, no checkpoints (issue 55): the
+registry's and the notebooks' one-seed readers of the DeepRM policies take the shipped ones
+(``evaluate --pretrained``, ``withholding --pretrained``), and the items that restore other runs
+(deeprm2_fig6_load0.7, mdp_transfer_3m*, mdp_swf_3m) name those checkpoints among their inputs, so that
+``reproduce`` trains them first (the sweeps' into a fresh ``--out``). The map is for a results/ tree that holds checkpoints (an older clone,
+a ``reproduce`` into results/): which of them can go.
+
 Per run folder under results/ (a folder with ``config.json`` or ``metrics.csv``): the bytes of its orbax
 checkpoints (all steps, and the steps older than the newest, which no reader restores: every reader takes
 the newest intact one and none passes ``--from-step``) and of ``metrics.csv``; then who reads the checkpoints:

@@ -3,6 +3,11 @@ and which ones? Work-conserving heuristics never do; the paper's point is that t
 holds back large jobs to keep room for the short ones that arrive next.
 
     python -m jaxsched.studies.withholding --checkpoint runs/X [--load 1.1] [--jobsets 100] [--greedy] [--out DIR]
+    python -m jaxsched.studies.withholding --pretrained deeprm-mlp-load1.1 [...]
+
+``--checkpoint`` takes a run's first seed; ``--pretrained NAME`` a policy shipped with the package
+(:mod:`jaxsched.pretrained`), which gives what ``--checkpoint`` of the run it was exported from gives when
+that seed is the run's first (the DeepRM policies), every digit the same.
 
 Writes ``withholding.json`` (per policy: decisions, move-ons, withholding move-ons and their
 fraction, a histogram of the lengths of the withheld jobs, mean slowdown per job length) and two
@@ -23,12 +28,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxsched import pretrained
 from jaxsched.core.plotting import plt, save_figure
 from jaxsched.core.progress import progress
 from jaxsched.core.rollout import collect_batch
 from jaxsched.core.unfinished import legend, leaves_unfinished, marked
 from jaxsched.envs.deeprm.metrics import job_table
-from jaxsched.errors import CheckpointError, ConfigError
+from jaxsched.errors import CheckpointError, ConfigError, UsageError
 from jaxsched.experiment import load_policy
 from jaxsched.registry import build
 
@@ -97,7 +103,10 @@ def _plots(stats: dict, out: Path, trained: str) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m jaxsched.studies.withholding", description=__doc__.splitlines()[0])
-    parser.add_argument("--checkpoint", type=Path, required=True, help="a train run directory")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--checkpoint", type=Path, help="a train run directory (its first seed)")
+    source.add_argument("--pretrained", metavar="NAME",
+                        help="a DeepRM policy shipped with the package (python -m jaxsched.pretrained list)")
     parser.add_argument("--load", type=float, default=None, help="workload load (default: the run's)")
     parser.add_argument("--jobsets", type=int, default=100)
     parser.add_argument("--seed", type=int, default=4242)
@@ -107,10 +116,18 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, default=Path("runs/deeprm_withholding"))
     args = parser.parse_args(argv)
     try:
-        policy, variant, config = load_policy(args.checkpoint, greedy=args.greedy)
+        if args.pretrained:
+            agent = pretrained.load(args.pretrained)
+            policy, variant, config = agent.policy(greedy=args.greedy), agent.variant, agent.config
+            record = agent.record
+            origin = {"pretrained": agent.name, "source": record["source"], "source_seed": record["seed"],
+                      "iteration": record["iteration"]}
+        else:
+            policy, variant, config = load_policy(args.checkpoint, greedy=args.greedy)
+            origin = {"checkpoint": str(args.checkpoint)}
         if args.load is not None:
             variant = build(config.env, **{**config.env_options, "load": args.load})
-    except (CheckpointError, ConfigError, ValueError) as error:
+    except (CheckpointError, ConfigError, UsageError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     batched = variant.sample_params(jax.random.PRNGKey(args.seed), args.jobsets)
@@ -122,7 +139,7 @@ def main(argv=None) -> int:
         s["leaves_unfinished"] = leaves_unfinished(s)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "withholding.json").write_text(json.dumps(
-        {"checkpoint": str(args.checkpoint), "load": variant.workload.load, "jobsets": args.jobsets,
+        {**origin, "load": variant.workload.load, "jobsets": args.jobsets,
          "seed": args.seed, "policies": stats}, indent=1))
     _plots(stats, args.out, "trained")
     for name, s in stats.items():
