@@ -84,7 +84,8 @@ def test_install_passes_the_constraints_or_asks_for_the_cuda_build(tmp_path, mon
 def test_each_notebook_checks_out_only_the_results_it_reads():
     wanted = {path.name: colab.notebook_results(path) for path in NOTEBOOKS}
     assert wanted["01_quickstart.ipynb"] == []
-    assert "results/deeprm_bc_load0.7" in wanted["02_deeprm.ipynb"]
+    assert "results/deeprm_fig4_trained_at_0.7" in wanted["02_deeprm.ipynb"]  # the committed figure it shows
+    assert not {"results/deeprm_bc_load0.7", "results/deeprm_bc_load1.1"} & set(wanted["02_deeprm.ipynb"])  # shipped
     assert wanted["05_grid.ipynb"] == ["results/grid", "results/grid_esn_oracle"]
     for name, entries in wanted.items():  # every entry a notebook names exists (else its cell would fail in Colab)
         assert all((ROOT / entry).exists() for entry in entries), name
@@ -136,6 +137,49 @@ def test_the_clone_downloads_the_notebooks_results_and_not_the_others(tmp_path):
     assert (clone / "results" / "grid" / "grid_tables.md").is_file() and not (clone / "results" / "heavy").exists()
     assert not (clone / "tests").exists() and not (clone / "docs").exists()
     assert heavy in _missing_blobs(clone)  # never downloaded
+
+
+def test_the_colab_cell_clones_and_runs_the_script_which_checks_out_then_installs(tmp_path, monkeypatch, capsys):
+    """The 05_grid cell run as in Colab, in this process, with only pip left out (the slow test below runs
+    it whole in a fresh venv): the cell clones, then runs the clone's colab_install.py with its own notebook
+    (here that script's main in this process, its ``install`` recorded), which checks out the notebook's
+    results/ before installing; the cell then works in the clone. The script's mistakes exit 2."""
+    source = _repository(tmp_path, ["results/grid", "results/grid_esn_oracle"])
+    root = tmp_path / "content" / "jaxsched"
+    cell = _cell_source(ROOT / "notebooks" / "05_grid.ipynb").replace('"/content/jaxsched"', repr(str(root))).replace(
+        '"https://github.com/jaxsched/jaxsched"', repr(source.as_uri()))
+    real_run, scripts, installs = subprocess.run, [], []
+
+    def run(command, **kwargs):
+        if command[0] == "git":
+            return real_run(command, **kwargs)
+        scripts.append([str(part) for part in command])
+        spec = importlib.util.spec_from_file_location("cloned_colab_install", command[1])
+        script = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(script)
+        script.install = lambda where, pip_args: installs.append((where, pip_args, sorted(
+            p.name for p in (where / "results").iterdir()))) or f"installed from {where}"
+        return subprocess.CompletedProcess(command, script.main([str(part) for part in command[2:]]))
+
+    monkeypatch.setattr(subprocess, "run", run)
+    monkeypatch.setitem(sys.modules, "google.colab", type(sys)("google.colab"))
+    monkeypatch.chdir(tmp_path)  # the cell changes directory: restored afterwards
+    exec(compile(cell, "05_grid.ipynb cell 1", "exec"), {"__name__": "__cell__"})
+    monkeypatch.undo()
+    assert scripts == [[sys.executable, str(root / "notebooks" / "colab_install.py"), str(root), "--notebook",
+                        "05_grid.ipynb"]]
+    assert installs == [(root.resolve(), [], ["grid", "grid_esn_oracle"])]  # checked out before the install
+    printed = capsys.readouterr().out
+    assert f"installed from {root.resolve()}\nresults/ checked out: results/grid, results/grid_esn_oracle\n" in printed
+    assert "backend: cpu" in printed
+    assert (root / "jaxsched" / "__init__.py").is_file() and (root / "configs" / "quickstart.yaml").is_file()
+    assert not (root / "tests").exists() and not (root / "results" / "heavy").exists()
+
+    for argv, message in (([str(tmp_path)], "is not a git clone"),
+                          ([str(root), "--notebook", "nope.ipynb"], "--notebook nope.ipynb: no such notebook")):
+        with pytest.raises(SystemExit) as exit_:
+            colab.main(argv)
+        assert exit_.value.code == 2 and message in capsys.readouterr().err
 
 
 @pytest.mark.slow

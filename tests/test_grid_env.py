@@ -4,8 +4,8 @@ vmap / no recompilation, int32 times, the Table 1 generator, SWF conversion, the
 summary metrics.
 
 JAX compiles slowly on CPU, so every env is built once here and every jitted function is compiled
-once (every window has ``LEN`` job slots). Two tests are marked slow: jit against eager execution
-(~8 s of per-primitive compilation) and the registry's synthetic windows.
+once (every window has ``LEN`` job slots). One test is marked slow: the registry's synthetic windows on
+both variants with both heuristics (its smaller counterpart, the rigid site with FIFO, runs by default).
 """
 
 from __future__ import annotations
@@ -244,11 +244,11 @@ def test_illegal_action_dispatches_the_oldest_waiting_job(action):
     assert int(got.start[1]) == 0 and int(other.start[1]) == -1  # a legal non-oldest pick differs
 
 
-@pytest.mark.slow
 def test_jit_equals_no_jit():
-    """Eager (``jax.disable_jit``) and jitted runs agree state for state. Slow on CPU (~8 s: every
-    primitive the env uses is compiled on its own when eager); the hand-computed cases above and the
-    numpy replay below check the jitted env against independent references by default."""
+    """Eager (``jax.disable_jit``) and jitted runs agree state for state. About 5 CPU-s, nearly all of it
+    compiling every primitive the env uses on its own when eager (once: a further transition costs ~0.1 s),
+    so a run of fewer actions would cost about the same; the hand-computed cases above and the numpy replay
+    below check the jitted env against independent references."""
     params = site_params([0, 0, 1, 4], [4, 10, 3, 2], [0, 1, 0, 1])
     actions = [0, 0, 1]  # simultaneous submissions, a termination with an arrival, a non-oldest pick
     s0, jitted = play(params, actions)
@@ -745,6 +745,16 @@ def test_registry_builds_and_evaluates_the_grid_variants(swf_trace):
 def test_registry_rejects_bad_options(name, options, match):
     with pytest.raises(ValueError, match=match):
         registry.build(name, **options)
+
+
+def test_registry_synthetic_windows_of_the_rigid_site():
+    """The slow test below, smaller: the registry's synthetic windows (Table 1's generator, no SWF trace)
+    on the rigid site, FIFO only, at the sizes of the SWF test above (whose evaluator it shares)."""
+    variant = registry.build("grid", num_jobs=100, exclude=10, num_cores=8)
+    assert variant.swf is None  # windows drawn by the generator
+    fifo = check_evaluation(variant, ["fifo"])["fifo"]
+    for e in (0, 1):  # FIFO starts jobs in submit order
+        assert (np.diff(fifo["start"][fifo["episode"] == e]) >= 0).all()
 
 
 @pytest.mark.slow

@@ -17,7 +17,7 @@ from jaxsched.envs.deeprm.env import DeepRM
 from jaxsched.envs.deeprm.generator import Workload, generate_many
 from jaxsched.envs.deeprm.types import with_jobsets
 from jaxsched.envs.deeprm.variants import BRACIS_SCENARIOS
-from jaxsched.registry import build
+from jaxsched.registry import build, registered
 
 from conftest import TINY, TINY_MAX_JOBS, jobset, run_actions
 
@@ -317,6 +317,8 @@ def test_bracis_generator_rates_and_two_generators():
 
 
 def test_bracis_scenarios_are_registered_with_the_paper_sizes():
+    bracis = {name for name in registered() if name.startswith("bracis-")}
+    assert bracis and bracis == {f"bracis-{n}" for n in range(1, len(BRACIS_SCENARIOS) + 1)}  # one per scenario
     for number, (procs, length, size) in enumerate(BRACIS_SCENARIOS, start=1):
         variant = build(f"bracis-{number}")
         env = variant.env

@@ -68,6 +68,29 @@ def test_the_build_config_ships_py_typed_and_baselines_as_a_subpackage():
     assert (ROOT / "baselines" / "__init__.py").is_file()
 
 
+def test_the_build_config_ships_every_data_file_of_the_package():
+    """The slow wheel test finds the shipped dataset in the wheel; read from the build config (no build):
+    every file under jaxsched/ and baselines/ that is not Python (datasets, pretrained policies, py.typed)
+    matches a package-data pattern of the package holding it, so that a wheel carries it."""
+    import tomllib
+
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    folders = {name: ROOT / setuptools["package-dir"].get(name, name.replace(".", "/"))
+               for name in setuptools["packages"]}
+    data = [p for folder in ("jaxsched", "baselines") for p in (ROOT / folder).rglob("*")
+            if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts]
+    assert any(p.suffix == ".swf" for p in data) and any(p.suffix == ".msgpack" for p in data)
+    unshipped = []
+    for path in data:
+        package = max((name for name, folder in folders.items() if path.is_relative_to(folder)),
+                      key=lambda name: len(folders[name].parts))  # the innermost package holding it
+        inside = path.relative_to(folders[package])
+        if not any(inside.match(pattern) and len(inside.parts) == len(Path(pattern).parts)
+                   for pattern in setuptools["package-data"].get(package, [])):
+            unshipped.append(str(path.relative_to(ROOT)))
+    assert not unshipped, f"not package data (a wheel would leave them out): {unshipped}"
+
+
 @pytest.mark.slow
 def test_the_wheel_holds_every_subpackage_and_py_typed(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
