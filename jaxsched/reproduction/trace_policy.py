@@ -51,17 +51,20 @@ SYNTHETIC_AGENTS = ("bracis7-ppo-6m", "bracis3-ppo-12m")  # the shipped MDP-desi
 
 
 def trace_policy_item(name: str, trace: str, label: str, wall_s: float, ablation: str = "",
-                      iterations: int | None = None) -> Item:
+                      iterations: int | None = None, synthetic: bool = True) -> Item:
     """A trace_policy study; ``ablation`` names a configs/studies/trace_ppo_compact_<ablation>.yaml that differs
-    from the study's config in one choice, run with the shipped synthetic agents beside it; ``iterations``
-    (the budget ablation) trains the study's config for fewer iterations than its 500."""
+    from the study's config in one choice, run with the shipped synthetic agents beside it unless ``synthetic``
+    is false (an ablation whose state they cannot read: another number of slots); ``iterations`` (the budget
+    ablation) trains the study's config for fewer iterations than its 500."""
     options = "--seeds 0,1,2,3,4" + (f" --iterations {iterations}" if iterations else "")
     numbers = trace_policy_numbers(name)
     headline = ("{seeds} seeds, held-out mean bounded slowdown: PPO greedy IQM {greedy} {greedy_ci}, sampled "
                 "{sampled} {sampled_ci}; best rule F1 + EASY {f1_easy} (F1 {f1}), SJF by requested time + EASY "
                 "{sjf_requested_easy}, FCFS + EASY {easy}; every rule and PPO row finished {jobs}/{jobs} jobs")
     if ablation:
-        options += f" --config configs/studies/trace_ppo_compact_{ablation}.yaml --synthetic {','.join(SYNTHETIC_AGENTS)}"
+        options += f" --config configs/studies/trace_ppo_compact_{ablation}.yaml"
+    if ablation and synthetic:
+        options += f" --synthetic {','.join(SYNTHETIC_AGENTS)}"
         for agent in SYNTHETIC_AGENTS:
             field = agent.split("-")[0]
             numbers[field] = at(f"{name}/eval.json", f"policies/synthetic:{agent}-sampled/mean_bounded_slowdown")
@@ -96,4 +99,8 @@ ITEMS: list[Item] = [
     trace_policy_item("trace_policy_ctc_it25", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt", 145, iterations=25),
     trace_policy_item("trace_policy_ctc_it100", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt", 203, iterations=100),
     trace_policy_item("trace_policy_lublin_it100", "dataset:lublin-256", "the Lublin-256 trace", 239, iterations=100),
+    trace_policy_item("trace_policy_ctc_slots20", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt", 1000, "slots20",
+                      synthetic=False),
+    trace_policy_item("trace_policy_lublin_slots20", "dataset:lublin-256", "the Lublin-256 trace", 960, "slots20",
+                      synthetic=False),
 ]
