@@ -12,8 +12,10 @@ from jaxsched.reproduction.numbers import Number, NumberError, at, computed, giv
 GRID_TABLES = ("jaxsched.studies.grid_tables --episodes 8 --seed 12345 "
                "--run rig-ora={out}/grid_esn_oracle --run rig-est={out}/grid_esn_estimated "
                "--run rig-ora-l1={out}/grid_esn_oracle_l1.0 --run rig-est-l1={out}/grid_esn_estimated_l1.0 "
-               "--run rig-ora-it60={out}/grid_esn_oracle@60 --out {out}/grid")
-GRID_RIGID_RUNS = ("grid_esn_oracle", "grid_esn_estimated", "grid_esn_oracle_l1.0", "grid_esn_estimated_l1.0")
+               "--run rig-ora-it60={out}/grid_esn_oracle@60 --run rig-ora-rest={out}/grid_esn_oracle_from_rest "
+               "--out {out}/grid")
+GRID_RIGID_RUNS = ("grid_esn_oracle", "grid_esn_estimated", "grid_esn_oracle_l1.0", "grid_esn_estimated_l1.0",
+                   "grid_esn_oracle_from_rest")
 
 
 def grid_seed_interval(policy: str, file: str = "grid/grid_tables.json") -> Number:
@@ -40,20 +42,23 @@ ITEMS: list[Item] = [
     Item(
         id="grid_runs",
         paper="grid paper (SARSA + ESN): rigid training runs, oracle / estimated runtimes, λ_s = 0.5 / 1 (issue 51: "
-              "5 seeds, the whole queue as candidates, the ESN carrying its state)",
+              "5 seeds, the whole queue as candidates, the ESN carrying its state; and the from-rest ESN ablation, "
+              "esn_memory: false)",
         steps=(train("{out}/grid_esn_oracle", "configs/grid_sarsa_esn.yaml", quick=GRID_QUICK),
                train("{out}/grid_esn_estimated", "configs/grid_sarsa_esn.yaml", "env_options.runtime_model=estimated",
                      quick=GRID_QUICK),
                train("{out}/grid_esn_oracle_l1.0", "configs/grid_sarsa_esn.yaml", "env_options.weight=1.0",
                      quick=GRID_QUICK),
                train("{out}/grid_esn_estimated_l1.0", "configs/grid_sarsa_esn.yaml", "env_options.runtime_model=estimated",
-                     "env_options.weight=1.0", quick=GRID_QUICK)),
+                     "env_options.weight=1.0", quick=GRID_QUICK),
+               train("{out}/grid_esn_oracle_from_rest", "configs/grid_sarsa_esn.yaml", "algo_options.esn_memory=false",
+                     quick=GRID_QUICK)),
         outputs=tuple(f"{run}/metrics.csv" for run in GRID_RIGID_RUNS),
-        wall_s=6800,
+        wall_s=10400,
         note="Checkpoints are not committed (~60 MB per run); grid_tables retrains when they are missing. The "
              "held-out evaluation is grid_tables' (eval_jobsets: 0). The elastic runs were not re-run with the "
-             "issue-51 model (grid_elastic_esn_l0.5 / _l1.0 are the older runs, read by nothing). wall_s: the four "
-             "runs summed, on a shared 2-core CPU.",
+             "issue-51 model (grid_elastic_esn_l0.5 / _l1.0 are the older runs, read by nothing). wall_s: the five "
+             "runs summed, on a shared 2-core CPU (the from-rest run, ~60 min, on a busier one).",
         headline="see grid_tables",
     ),
     Item(
@@ -64,14 +69,15 @@ ITEMS: list[Item] = [
                     + " --episodes 1 --option num_jobs=300 --option exclude=20"),),
         outputs=("grid/grid_tables.json", "grid/grid_tables.md", "grid/grid_fairness.png", "grid/grid_elastic_pool.png",
                  "grid/grid_elastic_utilisation.png", "grid/grid_W_icdf.png", "grid/grid_wait_cdf.png"),
-        wall_s=2100, estimate=True,
+        wall_s=2500, estimate=True,  # 2100 for five runs, plus one run's share for the from-rest run
         inputs=tuple(f"{{out}}/{run}/checkpoints" for run in GRID_RIGID_RUNS),
         needs=("grid_runs",),
         headline="rigid W int, 5 seeds: SARSA-ESN IQM {oracle} {oracle_interval} (oracle) / {estimated} "
                  "{estimated_interval} (estimated) vs FIFO {fifo}, EDF {edf}, SJF {sjf}; elastic not re-run",
         numbers={**{key: at("grid/grid_tables.json", f"rigid/{policy}/interactive_W_over_seeds/iqm")
                     for key, policy in (("oracle", "rig-ora"), ("estimated", "rig-est"), ("oracle_l1", "rig-ora-l1"),
-                                        ("estimated_l1", "rig-est-l1"), ("it60", "rig-ora-it60"))},
+                                        ("estimated_l1", "rig-est-l1"), ("it60", "rig-ora-it60"),
+                                        ("from_rest", "rig-ora-rest"))},
                  **{key: at("grid/grid_tables.json", f"rigid/{policy}/interactive_W_mean")
                     for key, policy in (("fifo", "fifo"), ("sjf", "sjf"))},
                  **{f"{policy}_over_09": at("grid/grid_tables.json", f"rigid/{policy}/interactive_W_over_0.9")
@@ -84,7 +90,8 @@ ITEMS: list[Item] = [
                  "edf": at("grid/grid_tables.json", "rigid/edf/interactive_W_mean"),
                  **{f"{key}_interval": grid_seed_interval(f"rigid/{policy}")
                     for key, policy in (("oracle", "rig-ora"), ("estimated", "rig-est"), ("oracle_l1", "rig-ora-l1"),
-                                        ("estimated_l1", "rig-est-l1"), ("it60", "rig-ora-it60"))}},
+                                        ("estimated_l1", "rig-est-l1"), ("it60", "rig-ora-it60"),
+                                        ("from_rest", "rig-ora-rest"))}},
     ),
     Item(
         id="bench_grid",
