@@ -79,8 +79,9 @@ def test_sb3_trains_on_the_reference_with_jaxsched_s_network():
     algo = experiment.algo
     reference_env = dict(bench_sb3.reference_env_kwargs(experiment.variant), gamma=algo.gamma)
     root = Path(__file__).resolve().parents[2] / "shared" / "reference"
-    row = bench_sb3.run_sb3({"sb3": bench_sb3.sb3_kwargs(algo), "reference_env": reference_env, "seed": 0,
-                             "reference": str(root / "sched-rl-gym"), "decisions": 100, "cores": 1})
+    sb3_worker = pytest.importorskip("jaxsched.bench.sb3_worker")  # the process that imports torch and SB3
+    row = sb3_worker.run_sb3({"sb3": bench_sb3.sb3_kwargs(algo), "reference_env": reference_env, "seed": 0,
+                              "reference": str(root / "sched-rl-gym"), "decisions": 100, "cores": 1})
     assert row["decisions"] == 100 and row["decisions_per_s"] > 0
     # 118 compact features -> 2 x 64 shared tanh torso -> 11 logits + 1 value: jaxsched's ActorCritic
     assert row["parameters"] == 118 * 64 + 64 + 64 * 64 + 64 + 64 * 11 + 11 + 64 + 1

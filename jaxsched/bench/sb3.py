@@ -21,7 +21,6 @@ command exits 2 instead when ``--rows`` names it).
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import json
 import os
@@ -44,6 +43,7 @@ from jaxsched.experiment import Experiment, load_train_config
 PAPER_DECISIONS = 3_000_000  # BRACIS'21: "three million time-steps as perceived by the agent" per run
 DEFAULT_CONFIG = Path("configs/mdp_ppo_compact.yaml")
 ROWS = ("sb3", "jaxsched")
+WORKER = "jaxsched.bench.sb3_worker"  # the worker process (imports torch and SB3: the bench-sb3 extra)
 INSTALL = "pip install 'jaxsched[bench-sb3]' (torch CPU + stable-baselines3)"
 RESULT = "RESULT "
 
@@ -154,61 +154,6 @@ def _gym_adapter(kwargs: dict, folder: Path):
     return ReferenceCompact
 
 
-def shared_torso_class():
-    """An SB3 features extractor: ``layers`` x Linear(hidden) + tanh, shared by the policy and value heads
-    (``net_arch=[]``): jaxsched's shared ``ActorCritic`` torso (SB3 >= 1.8 has no shared ``net_arch``).
-    torch and SB3 are the optional ``bench-sb3`` extra, so they are imported only here and in the worker."""
-    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
-    from torch import nn
-
-    class SharedTorso(BaseFeaturesExtractor):
-        def __init__(self, space, hidden: int = 64, layers: int = 2):
-            super().__init__(space, hidden)
-            size, modules = int(np.prod(space.shape)), [nn.Flatten()]
-            for _ in range(layers):
-                modules += [nn.Linear(size, hidden), nn.Tanh()]
-                size = hidden
-            self.torso = nn.Sequential(*modules)
-
-        def forward(self, observations):
-            return self.torso(observations)
-
-    return SharedTorso
-
-
-def run_sb3(spec: dict) -> dict:
-    """SB3 PPO on sched-rl-gym: a one-iteration warm-up, then ``spec["decisions"]`` timed (rollouts and
-    updates, as ``learn`` runs them)."""
-    import torch
-    from stable_baselines3 import PPO
-    from stable_baselines3.common.monitor import Monitor
-    from stable_baselines3.common.vec_env import DummyVecEnv
-
-    torch.set_num_threads(spec["cores"])
-    kwargs = dict(spec["sb3"])
-    n_envs = kwargs.pop("n_envs")
-    policy_kwargs = dict(kwargs.pop("policy_kwargs"))
-    if "features_extractor_kwargs" in policy_kwargs:
-        policy_kwargs["features_extractor_class"] = shared_torso_class()
-    adapter = _gym_adapter(spec["reference_env"], Path(spec["reference"]))
-    vec_env = DummyVecEnv([lambda: Monitor(adapter()) for _ in range(n_envs)])
-    model = PPO("MlpPolicy", vec_env, policy_kwargs=policy_kwargs, device="cpu", seed=spec["seed"], verbose=0,
-                **kwargs)
-    per_iteration = n_envs * kwargs["n_steps"]
-    t0 = time.perf_counter()
-    model.learn(per_iteration)
-    warmup = time.perf_counter() - t0
-    before, load = model.num_timesteps, os.getloadavg()[0]
-    t0 = time.perf_counter()
-    model.learn(spec["decisions"], reset_num_timesteps=False)
-    seconds = time.perf_counter() - t0
-    decisions = model.num_timesteps - before
-    return {"side": "sb3", "decisions": decisions, "seconds": seconds, "decisions_per_s": decisions / seconds,
-            "warmup_s": warmup, "parameters": sum(p.numel() for p in model.policy.parameters()),
-            "load_before": load, "load_after": os.getloadavg()[0], "torch_threads": torch.get_num_threads(),
-            "versions": f"torch {torch.__version__}, stable-baselines3 {_version('stable_baselines3')}"}
-
-
 def run_jaxsched(spec: dict) -> dict:
     """jaxsched's PPO from the config: the first chunk call (compilation) excluded, then whole chunks of
     ``chunk`` iterations until ``spec["decisions"]`` are reached, each after ``block_until_ready``."""
@@ -243,7 +188,7 @@ def worker_command(side: str, spec: dict, cores: int) -> tuple[list[str], dict]:
     or XLA makes inherits the pin), and its environment: thread pools sized to ``cores``, one XLA device."""
     pin = (f"import os, sys; os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:{cores}]); "
            f"os.execv(sys.argv[1], sys.argv[1:])")
-    command = [sys.executable, "-c", pin, sys.executable, "-m", "jaxsched.bench.sb3", side, json.dumps(spec)]
+    command = [sys.executable, "-c", pin, sys.executable, "-m", WORKER, side, json.dumps(spec)]
     environment = dict(os.environ, NPROC=str(cores), OMP_NUM_THREADS=str(cores), MKL_NUM_THREADS=str(cores),
                        XLA_FLAGS=with_host_devices(os.environ.get("XLA_FLAGS", ""), None))
     return command, environment
@@ -352,19 +297,3 @@ def run(args, parser) -> int:
         save(results)
     print(f"wrote {args.out}")
     return 0
-
-
-def main(argv=None) -> int:
-    """Worker entry: ``python -m jaxsched.bench.sb3 sb3|jaxsched SPEC_JSON`` prints ``RESULT {...}``."""
-    parser = argparse.ArgumentParser(prog="python -m jaxsched.bench.sb3",
-                                     description="worker of python -m jaxsched.bench train-sb3")
-    parser.add_argument("side", choices=ROWS)
-    parser.add_argument("spec")
-    args = parser.parse_args(argv)
-    spec = json.loads(args.spec)
-    print(RESULT + json.dumps(run_sb3(spec) if args.side == "sb3" else run_jaxsched(spec)), flush=True)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

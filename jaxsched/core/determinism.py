@@ -67,11 +67,11 @@ def fast_cpu(environ=None) -> bool:
 def _backend_started() -> bool:
     if "jax" not in sys.modules:
         return False
-    try:
-        from jax._src import xla_bridge
-        return xla_bridge.backends_are_initialized()
-    except (ImportError, AttributeError):  # a JAX without it: assume not started
-        return False
+    # jax imports its backend module with itself; read it from sys.modules (importing anything of jax here
+    # would start what this module must run before)
+    xla_bridge = sys.modules.get("jax._src.xla_bridge")
+    started = getattr(xla_bridge, "backends_are_initialized", None)  # a JAX without it: assume not started
+    return bool(started()) if started is not None else False
 
 
 def apply_portable_flags(environ=None) -> bool:
