@@ -12,6 +12,8 @@
                                                         timings.md) and every quoted number of README.md,
                                                         results/README.md and the docs pages (docs/**/*.md)
     python -m jaxsched.reproduce --check-readme         exit 1 when a text and the files it cites disagree
+    python -m jaxsched.reproduce --compact [PATH ...]   re-encode logs and figures the light way results/ keeps
+                                                        them (:mod:`jaxsched.reproduction.compact`)
 
 The items, their commands and outputs live in :mod:`jaxsched.reproduction`. An item whose outputs
 all exist in the output folder is skipped (so ``all`` resumes where it stopped) unless ``--force``; an
@@ -34,6 +36,7 @@ import time
 from pathlib import Path
 
 from jaxsched.reproduction import numbers, timings
+from jaxsched.reproduction.compact import compact
 from jaxsched.core.runs import compress_csv, read_run_config, stored_exists
 from jaxsched.errors import UsageError
 from jaxsched.experiment import load_train_config
@@ -393,11 +396,18 @@ def main(argv=None) -> int:
                         help="intermediate runs (default runs/reproduce_scratch/, with --quick OUT/scratch/)")
     parser.add_argument("--force", action="store_true", help="remake items whose outputs exist")
     parser.add_argument("--dry-run", action="store_true", help="print the commands only")
+    parser.add_argument("--compact", nargs="*", type=Path, metavar="PATH",
+                        help="re-encode metrics logs and PNGs under PATH (default results/) the light way "
+                             "(float32 digits, xz; palette PNGs)")
     parser.add_argument("--write-readme", action="store_true", help="regenerate the results indexes and every quoted number")
     parser.add_argument("--check-readme", action="store_true", help="exit 1 if a text or an index disagrees with its files")
     args = parser.parse_args(argv)
     if args.list:
         print(list_items())
+        return 0
+    if args.compact is not None:
+        count, before, after = compact(args.compact or [RESULTS])
+        print(f"compacted {count} files: {before / 1e6:.1f} MB -> {after / 1e6:.1f} MB")
         return 0
     if args.timings:
         print(timings.table(README.parent))
