@@ -219,6 +219,22 @@ def test_train_cli_runs_vm_end_to_end(tmp_path):
     [summary] = written["seed_summary"]
     assert summary["seed_lengths"] == [by_policy["trained_seed0"]["scheduled_length"]]
     assert "IQM [range]" in table.with_suffix(".md").read_text()  # one seed: a range, never a CI
+    # on the training trace (seed 0) the table's start rows move past the rows the run trained on (issue 56) ...
+    same_trace = ["--env", "vm-synthetic", "--num-pms", "4", "--warm-start", "0", "--starts", "2", "--window", "200",
+                  "--checkpoint", str(out), "--out", str(table), "--policies", "pm_best_fit"]
+    assert table_main(same_trace) == 0
+    moved = json.loads(table.read_text())["rows"]
+    instances = moved[0]["instances"]
+    assert instances["disjoint"] and instances["training"]["rows"][1] <= instances["evaluation"]["start_range"][0]
+    assert all(r["instances"] == instances and "on_training_instances" not in r for r in moved)
+    text = table.with_suffix(".md").read_text()
+    assert "†" not in text and "Trained on start rows [0, " in text and "evaluated on start rows" in text
+    # ... unless asked for: then the table keeps the overlapping rows and marks the trained row
+    assert table_main([*same_trace, "--allow-training-instances"]) == 0
+    kept = {r["policy"]: r for r in json.loads(table.read_text())["rows"]}
+    assert not kept["trained"]["instances"]["disjoint"] and kept["trained"]["on_training_instances"]
+    assert kept["trained"]["instances"]["evaluation"]["start_range"][0] == 0
+    assert "on_training_instances" not in kept["pm_best_fit"] and "| trained † |" in table.with_suffix(".md").read_text()
 
 
 def test_restarted_episodes_carry_their_own_trace_window():

@@ -4,8 +4,8 @@ allocation dynamics, where the moment a policy first needs more PMs shows) and F
     python -m jaxsched.studies.vm_allocation_trace --env vm-frag --num-pms 110 --warm-start 0.5 \
         --option initial_pms=50 --option pms_per_expansion=10 [--checkpoint RUN] --out DIR
 
-One held-out start point (the first that ``vm_table`` draws with the same ``--seed``), every policy on the
-same trace window. Per decision t (the paper's time step: one create served) it records the allocation
+One held-out start point (the first that ``vm_table`` draws with the same ``--seed``, past a checkpoint's
+training rows as there), every policy on the same trace window. Per decision t (the paper's time step: one create served) it records the allocation
 rate of the PMs in service after the decision and how many PMs are in service; ``DIR/trace.json`` holds
 the series, ``DIR/trace.png`` plots them, and each policy's time average equals ``vm_table``'s
 "CPU allocation (time average)" on that start.
@@ -28,8 +28,7 @@ from jaxsched.core.plotting import series_over_time
 from jaxsched.core.runs import shown_path
 from jaxsched.envs.vm.episodes import draw_starts, params_at
 from jaxsched.errors import CheckpointError, InputError
-from jaxsched.registry import build
-from jaxsched.studies.vm_table import parse_options, trained_policies
+from jaxsched.studies.vm_table import checkpoint_policies, held_out_variant, parse_options
 
 
 @struct.dataclass
@@ -96,13 +95,13 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     options = parse_options(parser, args.option)
     try:
-        variant = build(args.env, num_pms=args.num_pms, warm_start=args.warm_start, **options,
-                        **({} if args.window is None else {"window": args.window}))
+        trained, training = checkpoint_policies(args.checkpoint) if args.checkpoint else (None, None)
+        variant, instances = held_out_variant(  # vm_table's start rows (past the training rows)
+            args.env, dict(num_pms=args.num_pms, warm_start=args.warm_start, **options,
+                           **({} if args.window is None else {"window": args.window})), training, False, 1, args.seed)
         policies = tuple(p for p in args.policies.split(",") if p)
         variant.check_baselines(policies)
-        chosen = {p: variant.heuristic(p) for p in policies}
-        if args.checkpoint:
-            chosen |= trained_policies(args.checkpoint)(variant.env)
+        chosen = {p: variant.heuristic(p) for p in policies} | (trained(variant.env) if trained else {})
     except (CheckpointError, InputError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -126,7 +125,7 @@ def main(argv=None) -> int:
                + "".join(f", {k}={v}" for k, v in options.items()))
     (args.out / "trace.json").write_text(json.dumps({"setting": setting, "seed": args.seed, "start": start,
                                                      "checkpoint": shown_path(args.checkpoint),
-                                                     "policies": results}))
+                                                     "instances": instances, "policies": results}))
     series = {f"{name} (avg {r['allocation_time_average']:.3f})": (r["allocation"], r["active_pms"])
               for name, r in results.items()}
     series_over_time(series, args.out / "trace.png", "CPU allocation rate", "PMs in service",

@@ -8,6 +8,11 @@ optionally a trained CVD-RL policy) per cluster size N and warm start, on the sa
 ``--all-seeds`` evaluates every seed of a multi-seed run (a sweep cell) as ``trained_seed<i>`` and adds, per
 (N, ρ_ws), the IQM and 95% bootstrap CI (the range under 5 seeds) of the seeds' mean scheduled lengths
 (``seed_summary``).
+
+Held out (issue 56): with ``--checkpoint``, a table whose start rows would read trace rows the run trained on
+(the same trace and overlapping rows, :mod:`jaxsched.core.instances`) moves its start range past the last
+training row, keeping its width; heuristics and the trained policy share those starts. Each row records both
+sides (``instances``). ``--allow-training-instances`` keeps the overlapping starts and marks the trained rows †.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import jax
 import yaml
 
 from jaxsched.algos import ALGORITHMS
+from jaxsched.core import instances as instance_ranges
 from jaxsched.core.progress import progress
 from jaxsched.core.runs import shown_path
 from jaxsched.core.stats import MIN_SEEDS_FOR_CI, summarize_over_seeds, summary_interval
@@ -32,27 +38,48 @@ from jaxsched.experiment import load_run
 from jaxsched.registry import build
 
 
+def held_out_variant(env_name: str, options: dict, training: dict | None, allowed: bool, num_starts: int,
+                     seed: int):
+    """``(variant, instances)``: the table's variant for ``options`` and the ``instances`` record of its
+    start rows against ``training`` (a checkpoint's :func:`~jaxsched.core.instances.training_instances`).
+    Where they overlap and ``allowed`` is false, the start range moves past the last training row."""
+    variant = build(env_name, **options)
+    evaluation = instance_ranges.held_out_instances(variant, num_starts, seed)
+    if instance_ranges.overlaps(training, evaluation) and not allowed:
+        low, high = variant.start_range(held_out=True)
+        first = int(training["rows"][1])
+        variant = build(env_name, **{**options, "start_low": first, "start_high": first + int(high - low),
+                                     "held_out_from": None, "held_out_after": None})
+        evaluation = instance_ranges.held_out_instances(variant, num_starts, seed)
+    return variant, instance_ranges.record(training, evaluation, allowed=allowed)
+
+
 def heuristics_table(env_name: str, num_pms_list, warm_starts, num_starts: int, seed: int, window: int | None,
                      policies=("first_fit", "best_fit", "pm_best_fit"), trained: Callable | None = None,
-                     options: dict | None = None) -> list[dict]:
+                     options: dict | None = None, training: dict | None = None,
+                     allow_training_instances: bool = False) -> list[dict]:
     """Scheduled length, CPU allocation and income of the VM heuristics per (N, ρ_ws), on the same
     ``num_starts`` start points (drawn with ``seed``) for every policy. ``trained(env) -> {name:
-    policy}`` adds policies built for each N (a checkpoint's, see ``--checkpoint``); ``options`` are
+    policy}`` adds policies built for each N (a checkpoint's, see ``--checkpoint``), evaluated on start rows
+    disjoint from ``training`` (its run's training instances; :func:`held_out_variant`); ``options`` are
     further variant options (e.g. the expansion scenario's ``initial_pms``)."""
     rows = []
     sizes = progress([(n, w) for n in num_pms_list for w in warm_starts], "vm_table", unit="cluster")
     for num_pms, warm_start in sizes:
         options_here = dict(num_pms=num_pms, warm_start=warm_start, **(options or {}),
                             **({} if window is None else {"window": window}))
-        variant = build(env_name, **options_here)
+        variant, instances = held_out_variant(env_name, options_here, training if trained else None,
+                                              allow_training_instances, num_starts, seed)
         variant.check_baselines(policies)
         starts = draw_starts(jax.random.PRNGKey(seed), variant, num_starts, held_out=True)
         chosen = {p: variant.heuristic(p) for p in policies} | (trained(variant.env) if trained else {})
         tables = evaluate_policies(variant, chosen, starts, jax.random.PRNGKey(seed + 1))
         for name, table in tables.items():
             stats = summarize_vm(table)
+            on_training = name.startswith("trained") and not instances["disjoint"]
             rows.append({"num_pms": num_pms, "warm_start": warm_start, "policy": name, "window": variant.window,
-                         **stats, "leaves_unfinished": leaves_unfinished(stats)})
+                         **stats, "leaves_unfinished": leaves_unfinished(stats), "instances": instances,
+                         **({instance_ranges.FLAG: True} if on_training else {})})
             r = rows[-1]
             sizes.write(f"N={num_pms:3d} ρ_ws={warm_start:.2f} {marked(name, r):14s} length "
                         f"{r['scheduled_length']:8.1f} ± {r['scheduled_length_std']:6.1f}  cpu "
@@ -66,11 +93,12 @@ def markdown(rows: list[dict]) -> str:
     :mod:`jaxsched.core.unfinished`): a row with episodes cut by the step cap is marked."""
     lines = ["| N | ρ_ws | policy | scheduled length | CPU allocation (end) | CPU allocation (time average) "
              "| income | window exhausted | episodes ended |", "|---|---|---|---|---|---|---|---|---|"]
-    lines += [f"| {r['num_pms']} | {r['warm_start']:.2f} | {marked(r['policy'], r)} | {r['scheduled_length']:.1f} ± "
+    lines += [f"| {r['num_pms']} | {r['warm_start']:.2f} | {instance_ranges.marked(marked(r['policy'], r), r)} | "
+              f"{r['scheduled_length']:.1f} ± "
               f"{r['scheduled_length_std']:.1f} | {r['cpu_allocation']:.3f} | "
               f"{_cell(r.get('cpu_allocation_mean'))} | {r['income']:.1f} | "
               f"{r['window_exhausted']:.2f} | {r.get('episodes_ended', '')} / {r['episodes']} |" for r in rows]
-    marks = legend(rows)
+    marks = legend(rows) + instance_ranges.legend(rows) + start_rows_note(rows)
     seeds = seed_summary(rows)
     if seeds:
         names = list(seeds[0]["heuristics"])
@@ -89,6 +117,14 @@ def markdown(rows: list[dict]) -> str:
     return "\n".join(lines + (["", *marks] if marks else [])) + "\n"
 
 
+def start_rows_note(rows: list[dict]) -> list[str]:
+    """One line per distinct pair of training / evaluation start rows (tables with a trained policy)."""
+    pairs = dict.fromkeys((instance_ranges.describe(r["instances"]["training"]),
+                           instance_ranges.describe(r["instances"]["evaluation"]))
+                          for r in rows if r.get("instances", {}).get("training"))
+    return [f"Trained on {training}; evaluated on {evaluation}." for training, evaluation in pairs]
+
+
 def _cell(value) -> str:
     """A rate to three decimals; blank for rows written before the metric existed."""
     return "" if value is None else f"{value:.3f}"
@@ -105,16 +141,24 @@ def parse_options(parser: argparse.ArgumentParser, texts: list[str]) -> dict:
     return options
 
 
-def trained_policies(run: Path, all_seeds: bool = False) -> Callable:
-    """``env -> {"trained": policy}``: the greedy policy of the run's first seed, built for any cluster size
-    (a CVD-RL model runs at any N); with ``all_seeds`` every seed's, named ``trained_seed<i>``. Raises
-    CheckpointError / InputError for a bad run directory."""
+def checkpoint_policies(run: Path, all_seeds: bool = False) -> tuple[Callable, dict]:
+    """``(env -> {"trained": policy}, training instances)``: the greedy policy of the run's first seed, built
+    for any cluster size (a CVD-RL model runs at any N), with ``all_seeds`` every seed's, named
+    ``trained_seed<i>``; and the start rows the run trained on. Raises CheckpointError / InputError for a
+    bad run directory."""
     experiment, states = load_run(run)
     algo = ALGORITHMS[experiment.config.algo]
     count = int(jax.tree.leaves(states.params)[0].shape[0]) if all_seeds else 1
     seeds = {("trained" if not all_seeds else f"trained_seed{i}"): jax.tree.map(lambda x, i=i: x[i], states.params)
              for i in range(count)}
-    return lambda env: {name: algo.policy_from(experiment.algo, env, params, True) for name, params in seeds.items()}
+    training = instance_ranges.training_instances(experiment.variant, experiment.config, experiment.algo)
+    return (lambda env: {name: algo.policy_from(experiment.algo, env, params, True) for name, params in seeds.items()},
+            training)
+
+
+def trained_policies(run: Path, all_seeds: bool = False) -> Callable:
+    """The policies of :func:`checkpoint_policies`."""
+    return checkpoint_policies(run, all_seeds)[0]
 
 
 def seed_summary(rows: list[dict]) -> list[dict]:
@@ -151,6 +195,8 @@ def main(argv=None) -> int:
                         "(greedy, 'trained') at every N, which needs a model that runs at any N (CVD-RL)")
     parser.add_argument("--all-seeds", action="store_true", help="with --checkpoint: every seed of the run "
                         "('trained_seed<i>') and their IQM / CI per row group")
+    parser.add_argument("--allow-training-instances", action="store_true", help="with --checkpoint: keep start "
+                        "rows that overlap the run's training rows (trained rows marked †) instead of moving past them")
     parser.add_argument("--policies", default="first_fit,best_fit,pm_best_fit",
                         help="comma-separated heuristics (also: room_fit)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
@@ -164,19 +210,22 @@ def main(argv=None) -> int:
     options = parse_options(parser, args.option)
     if args.starts < 1:
         parser.error(f"--starts must be >= 1, got {args.starts}")
-    trained = None
+    trained = training = None
     if args.all_seeds and not args.checkpoint:
         parser.error("--all-seeds needs --checkpoint")
+    if args.allow_training_instances and not args.checkpoint:
+        parser.error("--allow-training-instances needs --checkpoint")
     if args.checkpoint:
         try:
-            trained = trained_policies(args.checkpoint, args.all_seeds)
+            trained, training = checkpoint_policies(args.checkpoint, args.all_seeds)
         except (CheckpointError, InputError) as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
     policies = tuple(p for p in args.policies.split(",") if p)
     try:
         rows = heuristics_table(args.env, num_pms, warm, args.starts, args.seed, args.window, policies=policies,
-                                trained=trained, options=options)
+                                trained=trained, options=options, training=training,
+                                allow_training_instances=args.allow_training_instances)
     except (InputError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
