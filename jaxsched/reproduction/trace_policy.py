@@ -55,7 +55,7 @@ def trace_policy_item(name: str, trace: str, label: str, wall_s: float, ablation
     """A trace_policy study; ``ablation`` names a configs/studies/trace_ppo_compact_<ablation>.yaml that differs
     from the study's config in one choice, run with the shipped synthetic agents beside it unless ``synthetic``
     is false (an ablation whose state they cannot read: another number of slots); ``iterations`` (the budget
-    ablation) trains the study's config for fewer iterations than its 500."""
+    ablation) trains the study's config for another number of iterations than its 500."""
     options = "--seeds 0,1,2,3,4" + (f" --iterations {iterations}" if iterations else "")
     numbers = trace_policy_numbers(name)
     headline = ("{seeds} seeds, held-out mean bounded slowdown: PPO greedy IQM {greedy} {greedy_ci}, sampled "
@@ -103,4 +103,8 @@ ITEMS: list[Item] = [
                       synthetic=False),
     trace_policy_item("trace_policy_lublin_slots20", "dataset:lublin-256", "the Lublin-256 trace", 960, "slots20",
                       synthetic=False),
+    trace_policy_item("trace_policy_ctc_reduced", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt", 1146, "reduced",
+                      synthetic=False),
+    trace_policy_item("trace_policy_lublin_it1000", "dataset:lublin-256", "the Lublin-256 trace", 1408,
+                      iterations=1000),
 ]
