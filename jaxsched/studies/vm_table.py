@@ -156,10 +156,6 @@ def checkpoint_policies(run: Path, all_seeds: bool = False) -> tuple[Callable, d
             training)
 
 
-def trained_policies(run: Path, all_seeds: bool = False) -> Callable:
-    """The policies of :func:`checkpoint_policies`."""
-    return checkpoint_policies(run, all_seeds)[0]
-
 
 def seed_summary(rows: list[dict]) -> list[dict]:
     """Per (N, ρ_ws), the ``trained_seed<i>`` rows' mean scheduled lengths over seeds (IQM, 95% CI) beside
