@@ -88,11 +88,11 @@ def test_bad_options_are_refused_in_one_line(options, message):
         tw.build(trace=CTC, **options)
 
 
-def two_job_env(runtime_model: str):
+def two_job_env(runtime_model: str, **options):
     """4 processors; job 0: 3 processors, runs 2 steps, requested 5; job 1: 2 processors, 1 step."""
+    options = {"observation": "bracis", "stepping": "time", **options}
     env = tw.TraceDeepRM(runtime_model=runtime_model, quantum=60.0, num_res=1, capacity=4, max_job_size=4,
-                         max_job_len=6, horizon=6, num_slots=2, backlog_size=2, allocation="fits_now",
-                         observation="bracis", stepping="time")
+                         max_job_len=6, horizon=6, num_slots=2, backlog_size=2, allocation="fits_now", **options)
     jobset = tw.TraceJobset(arrival=jnp.array([0, 0]), duration=jnp.array([2, 1]), demand=jnp.array([[3], [2]]),
                             valid=jnp.array([True, True]), requested=jnp.array([5, 1]),
                             submit_s=jnp.array([0.0, 0.0]), requested_s=jnp.array([300.0, 60.0]),
@@ -122,3 +122,58 @@ def test_actual_model_shows_the_real_run_times():
     obs, state = env.reset(jax.random.PRNGKey(0), params)
     obs, state, *_ = env.step_env(None, state, 0, params)
     assert list(np.asarray(obs.free[:, 0])) == [1, 1, 4, 4, 4, 4]
+
+
+def test_seconds_features_append_requested_and_waited_seconds_per_slot():
+    """seconds_features: the bracis state unchanged, then per slot log1p(requested s), log1p(waited s) over
+    log1p(a month); a job that starts leaves its slot, which reads 0 again."""
+    plain, params = two_job_env("requested")
+    env, _ = two_job_env("requested", seconds_features=True)
+    assert env.feature_shape() == (plain.feature_shape()[0] + 2 * 2,)
+    scale = np.log1p(tw.SECONDS_SCALE)
+    obs, state = env.reset(jax.random.PRNGKey(0), params)
+    base, _ = plain.reset(jax.random.PRNGKey(0), params)
+    assert obs.features.shape == env.feature_shape()
+    np.testing.assert_array_equal(np.asarray(obs.features[:-4]), np.asarray(base.features))
+    np.testing.assert_allclose(np.asarray(obs.features[-4:]), np.log1p([300.0, 0.0, 60.0, 0.0]) / scale, rtol=1e-6)
+    obs, state, *_ = env.step_env(None, state, 0, params)  # start job 0; job 1 waits
+    obs, state, *_ = env.step_env(None, state, 2, params)  # move on: a step of 60 s passes
+    slot = int(np.flatnonzero(np.asarray(obs.slot_job) == 1)[0])
+    tail = np.asarray(obs.features[-4:]).reshape(2, 2)
+    np.testing.assert_allclose(tail[slot], np.log1p([60.0, float(obs.slot_wait_s[slot])]) / scale, rtol=1e-6)
+    assert float(obs.slot_wait_s[slot]) > 0 and (tail[1 - slot] == 0).all()
+
+
+def test_seconds_features_need_the_bracis_state():
+    with pytest.raises(ValueError, match="seconds_features extends the bracis state"):
+        tw.TraceDeepRM(seconds_features=True, observation="compact", num_res=1, capacity=4, max_job_size=4,
+                       max_job_len=6, horizon=6, num_slots=2, backlog_size=2)
+
+
+@pytest.mark.parametrize("stepping", ["time", "event"])
+def test_reward_seconds_charges_each_job_its_bounded_slowdown(stepping):
+    """reward_seconds: an episode's return (gamma 1) is minus the sum over jobs of their steps in the system x
+    quantum / max(run seconds, 10 s), the bounded slowdown in seconds, on both steppings; without it, steps / length
+    (both jobs arrive at reset, whose step the env does not charge: DeepRM._reward)."""
+    returns = {}
+    for seconds in (False, True):
+        env, params = two_job_env("actual", stepping=stepping, reward_seconds=seconds)
+        jobs = params.jobset.replace(run_s=jnp.array([120.0, 5.0]), requested=params.jobset.duration)
+        params = params.replace(jobset=jobs)
+        obs, state = env.reset(jax.random.PRNGKey(0), params)
+        total, done = 0.0, False
+        while not done:
+            fits = np.asarray(obs.fits_now)
+            action = int(np.argmax(fits)) if fits.any() else len(fits)
+            obs, state, reward, done, _ = env.step_env(None, state, action, params)
+            total += float(reward)
+        stay = np.asarray(state.start + jobs.duration - jobs.arrival, float) - 1  # present at reset: t = 0 unpaid
+        weight = 60.0 / np.maximum([120.0, 5.0], tw.BSLD_TAU_S) if seconds else 1.0 / np.asarray(jobs.duration)
+        np.testing.assert_allclose(total, -np.sum(stay * weight), rtol=1e-6)
+        returns[seconds] = total
+    assert returns[True] < returns[False]  # the 5 s job weighs 6 per minute in the system, not 1
+
+
+def test_reward_seconds_weighs_only_the_slowdown_reward():
+    with pytest.raises(ValueError, match="reward_seconds weighs the slowdown reward"):
+        two_job_env("actual", reward="makespan", reward_seconds=True)

@@ -53,7 +53,7 @@ from jaxsched.errors import CheckpointError, ConfigError, InputError, UsageError
 from jaxsched.experiment import load_run, load_train_config, train, trained_policies
 from jaxsched.studies.swf_eval import ranking
 
-BSLD_TAU_SECONDS = 10.0
+BSLD_TAU_SECONDS = trace_windows.BSLD_TAU_S  # the reward_seconds option's tau too
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "studies" / "trace_ppo_compact.yaml"
 DEFAULT_POLICIES = ("fcfs", "easy", "sjf-requested", "sjf-requested+easy", "sjf-actual", "wfp3", "wfp3+easy",
                     "unicep", "unicep+easy", "f1", "f1+easy")

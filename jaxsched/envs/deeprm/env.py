@@ -262,7 +262,7 @@ class DeepRM(EqualByConfiguration, ObserveOnceStep, environment.Environment[EnvS
             counted = jnp.zeros(jobs.arrival.shape, bool).at[jnp.maximum(state.slots, 0)].max(state.slots >= 0)
             stays = jnp.where(counted, ticks, 0)
         if self.reward_kind == "slowdown":
-            reward = -jnp.sum(discounted(stays) / jnp.maximum(jobs.duration, 1))
+            reward = -jnp.sum(self._slowdown_charge(jobs, discounted(stays)))
         elif self.reward_kind == "completion_time":
             reward = -jnp.sum(discounted(stays))
         elif self.reward_kind == "utilisation":
@@ -420,6 +420,11 @@ class DeepRM(EqualByConfiguration, ObserveOnceStep, environment.Environment[EnvS
                               jnp.broadcast_to(self.capacity - state.used[0, 0], ahead.shape)], axis=-1)
         return jnp.where(arriving[:, None], snapshot, state.at_submit)
 
+    def _slowdown_charge(self, jobs, ticks):
+        """The slowdown reward's charge to each job for ``ticks`` (discounted) ticks in the system: ticks over its
+        length in steps, so that a job's charges over its stay sum to its slowdown."""
+        return ticks / jnp.maximum(jobs.duration, 1)
+
     def _reward(self, state: EnvState, elapsed_use: jax.Array, elapsed_busy: jax.Array) -> jax.Array:
         """Slowdown and completion time count the jobs in the system *after* the move (as the
         reference), so a job is charged at t = arrival .. finish - 1 and, with gamma = 1, an episode's
@@ -432,7 +437,7 @@ class DeepRM(EqualByConfiguration, ObserveOnceStep, environment.Environment[EnvS
         else:
             counted = self.in_system(state)
         if self.reward_kind == "slowdown":
-            return -jnp.sum(jnp.where(counted, 1.0 / jnp.maximum(state.jobset.duration, 1), 0.0))
+            return -jnp.sum(jnp.where(counted, self._slowdown_charge(state.jobset, 1.0), 0.0))
         if self.reward_kind == "completion_time":
             return -jnp.sum(counted).astype(jnp.float32)
         if self.reward_kind == "utilisation":

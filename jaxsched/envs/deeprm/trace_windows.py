@@ -43,7 +43,15 @@ NAME = "swf-compact"
 VARIANTS: dict[str, dict] = {NAME: dict(
     trace="dataset:ctc-sp2-first969", window=64, quantum=600.0, train_fraction=0.7, num_procs=None,
     runtime_model="requested", observation="bracis", stepping="event", reward="slowdown", reward_jobs="all",
-    num_slots=10, horizon=20, time_limit=100)}
+    num_slots=10, horizon=20, time_limit=100, seconds_features=False, reward_seconds=False)}
+# ``seconds_features``: the bracis state shows job lengths on the step grid (``quantum`` seconds a step), so
+# every job shorter than a step looks alike; the rules sites deploy read seconds. True appends, per slot,
+# log(1 + requested seconds) and log(1 + waited seconds) over log(1 + SECONDS_SCALE) (0 for an empty slot).
+SECONDS_SCALE = 30 * 24 * 3600.0  # a month: longer than any job or wait of the shipped traces
+# ``reward_seconds``: the slowdown reward charges a job 1 / (its length in steps) per step in the system, so all
+# jobs shorter than a step weigh alike; True charges quantum / max(its real run seconds, BSLD_TAU_S) per step,
+# so that a job's charges sum to its bounded slowdown (without the clamp at 1), the quantity evaluated.
+BSLD_TAU_S = 10.0  # bounded slowdown's floor on the run time, s (the trace_policy study's tau)
 _ENV_KEYS = ("observation", "stepping", "reward", "reward_jobs", "num_slots", "horizon", "time_limit")
 
 
@@ -73,7 +81,8 @@ class TraceDeepRM(DeepRM):
     """The compact env on trace windows; ``runtime_model="requested"`` shows policies requested
     times while jobs run for their real ones (see the module docstring)."""
 
-    def __init__(self, runtime_model: str = "requested", quantum: float = 600.0, **options):
+    def __init__(self, runtime_model: str = "requested", quantum: float = 600.0, seconds_features: bool = False,
+                 reward_seconds: bool = False, **options):
         if runtime_model not in RUNTIME_MODELS:
             raise ValueError(f"unknown runtime_model {runtime_model!r}; choose one of {', '.join(RUNTIME_MODELS)}")
         if not quantum > 0:
@@ -81,8 +90,13 @@ class TraceDeepRM(DeepRM):
         if options.get("observation") == "image" and runtime_model == "requested":
             raise ValueError("the image observation draws real run times; use observation='bracis' or 'compact' "
                              "with runtime_model='requested'")
+        if seconds_features and options.get("observation") != "bracis":
+            raise ValueError("seconds_features extends the bracis state; set observation='bracis'")
+        if reward_seconds and options.get("reward", "slowdown") != "slowdown":
+            raise ValueError(f"reward_seconds weighs the slowdown reward; reward is {options['reward']!r}")
         super().__init__(**options)
         self.runtime_model, self.quantum = runtime_model, float(quantum)
+        self.seconds_features, self.reward_seconds = bool(seconds_features), bool(reward_seconds)
 
     @property
     def name(self) -> str:
@@ -110,8 +124,23 @@ class TraceDeepRM(DeepRM):
         per_slot = lambda x: jnp.where(filled, x[j], 0.0).astype(jnp.float32)  # noqa: E731
         wait = (state.clock - jobs.arrival).astype(jnp.float32) * self.quantum
         fields = {f.name: getattr(obs, f.name) for f in dataclasses.fields(obs)}
+        if self.seconds_features:
+            seconds = jnp.stack([per_slot(jobs.requested_s), per_slot(wait)], axis=-1)
+            fields["features"] = jnp.concatenate(
+                [obs.features, (jnp.log1p(seconds) / np.log1p(SECONDS_SCALE)).reshape(-1).astype(jnp.float32)])
         return TraceObservation(**fields, slot_wait_s=per_slot(wait), slot_requested_s=per_slot(jobs.requested_s),
                                 slot_submit_s=per_slot(jobs.submit_s), slot_run_s=per_slot(jobs.run_s))
+
+    def _slowdown_charge(self, jobs, ticks):
+        if not self.reward_seconds:
+            return super()._slowdown_charge(jobs, ticks)
+        return ticks * self.quantum / jnp.maximum(jobs.run_s, BSLD_TAU_S)
+
+    def feature_shape(self) -> tuple[int, ...]:
+        if not self.seconds_features:
+            return super().feature_shape()
+        (size,) = super().feature_shape()
+        return (size + 2 * self.num_slots,)
 
     def _submission_snapshot(self, state, arriving, first, admitted_end):
         """The queued work a job sees at submission counts requested times, as a scheduler knows it."""
@@ -293,7 +322,9 @@ def build(name: str = NAME, **overrides) -> TraceWindows:
                       config["runtime_model"])
     procs = jobs.facts["num_procs"]
     longest = int(max(jobs.duration.max(), jobs.requested.max()))  # the grid holds every job's rows
-    env = TraceDeepRM(runtime_model=config["runtime_model"], quantum=quantum, num_res=1, capacity=procs,
+    env = TraceDeepRM(runtime_model=config["runtime_model"], quantum=quantum,
+                      seconds_features=bool(config["seconds_features"]), reward_seconds=bool(config["reward_seconds"]),
+                      num_res=1, capacity=procs,
                       max_job_size=procs, max_job_len=longest, backlog_size=window, allocation="fits_now",
                       termination="all_done", **{k: config[k] for k in _ENV_KEYS})
     max_time = int(config.get("max_time") or _episode_bound(jobs, window, quantum) + env.horizon)
@@ -306,5 +337,5 @@ def build(name: str = NAME, **overrides) -> TraceWindows:
     return dataclasses.replace(variant, params=params.replace(jobset=jax.tree.map(lambda x: x[0], first)))
 
 
-__all__ = ["NAME", "RUNTIME_MODELS", "VARIANTS", "TraceDeepRM", "TraceJobs", "TraceJobset", "TraceObservation",
-           "TraceWindows", "build", "cut_windows", "trace_jobs"]
+__all__ = ["BSLD_TAU_S", "NAME", "RUNTIME_MODELS", "SECONDS_SCALE", "VARIANTS", "TraceDeepRM", "TraceJobs",
+           "TraceJobset", "TraceObservation", "TraceWindows", "build", "cut_windows", "trace_jobs"]
