@@ -192,3 +192,42 @@ def test_envs_of_one_setting_are_equal_and_share_the_evaluators_compilation():
     assert float(np.mean(returns[0])) != float(np.mean(returns[1]))  # the loads' own jobsets were played
     rollout.make_evaluator(other.env, sjf)(other.held_out(2, 3)[0], key)
     assert rollout._evaluate._cache_size() == compiled + 2
+
+
+def test_slot_actor_critic_is_equivariant_to_slot_order_on_the_bracis_state():
+    """PPO's network: slot_index names each slot's own features (they hold its job's normalised facts);
+    reordering the slots' blocks reorders their logits and leaves the void logit and the value; the parameter
+    count does not grow with the slots; a state without per-slot blocks is a clear error."""
+    from jaxsched.algos.ppo import PPOConfig, actor_critic
+    from jaxsched.core.networks import SlotActorCritic
+
+    variant = build("bracis-1")
+    env = variant.env
+    index = np.asarray(env.slot_feature_index())
+    assert index.shape == (env.num_slots, 7) and len(set(index.ravel())) == index.size
+    params = jax.tree.map(lambda x: x[0], variant.sample_params(jax.random.PRNGKey(1), 1))
+    obs, state = env.reset(jax.random.PRNGKey(0), params)
+    while not (np.asarray(obs.slot_job) >= 0).any():  # move on until a job waits
+        obs, state, *_ = env.step_env(None, state, env.num_slots, params)
+    features, job = np.asarray(obs.features), np.asarray(obs.slot_job)
+    assert (features[index[job < 0]] == 0).all() and (features[index[job >= 0]] > 0).any()
+    network = actor_critic(PPOConfig(network="slots"), env)
+    assert isinstance(network, SlotActorCritic)
+    params = network.init(jax.random.PRNGKey(0), jnp.zeros(env.feature_shape()))
+    params = jax.tree.map(lambda x: jax.random.normal(jax.random.PRNGKey(1), x.shape), params)
+    x = np.asarray(jax.random.uniform(jax.random.PRNGKey(2), env.feature_shape()))
+    order = np.roll(np.arange(env.num_slots), 3)
+    moved = x.copy()
+    moved[index.ravel()] = x[index[order].ravel()]
+    (logits, value), (logits2, value2) = network.apply(params, x), network.apply(params, moved)
+    assert logits.shape == (env.num_actions,) and len(set(np.round(np.asarray(logits[:-1]), 4))) == env.num_slots
+    np.testing.assert_allclose(logits2[:-1], np.asarray(logits)[order], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose([logits2[-1], value2], [logits[-1], value], rtol=1e-5, atol=1e-5)
+    wider = build("bracis-1", num_slots=env.num_slots + 5).env
+    wider_params = actor_critic(PPOConfig(network="slots"), wider).init(jax.random.PRNGKey(0),
+                                                                        jnp.zeros(wider.feature_shape()))
+    assert count_params(wider_params) == count_params(params)
+    with pytest.raises(ValueError, match="network 'slots' needs a state whose per-slot features"):
+        actor_critic(PPOConfig(network="slots"), build("deeprm").env)
+    with pytest.raises(ValueError, match="unknown network"):
+        PPOConfig(network="cnn")

@@ -32,10 +32,13 @@ import optax
 from flax import struct
 
 from jaxsched.core.devices import shard_batch
-from jaxsched.core.networks import ActorCritic, apply_batched, make_policy_fn, masked_entropy, masked_log_probs
+from jaxsched.core.networks import ActorCritic, SlotActorCritic, apply_batched, make_policy_fn, masked_entropy, masked_log_probs
 from jaxsched.core.rollout import select_tree
 from jaxsched.core.variant import Variant
 from jaxsched.errors import check_positive
+
+
+PPO_NETWORKS = ("mlp", "slots")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,6 +59,7 @@ class PPOConfig:
     hidden: int = 64
     layers: int = 2
     separate_critic: bool = False  # True: the value head has its own torso (the paper's parameter counts)
+    network: str = "mlp"  # "mlp" (flat features) | "slots" (one job scorer shared by the slots: SlotActorCritic)
     normalize_advantages: bool = True
     resample_jobsets: bool = True  # False: episodes start on jobsets drawn from a fixed pool
     num_jobsets: int = 64  # size of that pool
@@ -70,6 +74,10 @@ class PPOConfig:
             raise ValueError(f"gamma and gae_lambda must lie in [0, 1], got {self.gamma}, {self.gae_lambda}")
         if self.clip_eps <= 0 or self.lr <= 0:
             raise ValueError(f"clip_eps and lr must be > 0, got {self.clip_eps}, {self.lr}")
+        if self.network not in PPO_NETWORKS:
+            raise ValueError(f"unknown network {self.network!r}; choose one of {', '.join(PPO_NETWORKS)}")
+        if self.network == "slots" and self.separate_critic:
+            raise ValueError("network 'slots' has its own value head; separate_critic applies to 'mlp'")
 
 
 class TrainState(struct.PyTreeNode):
@@ -138,7 +146,7 @@ def make_train(variant: Variant, config: PPOConfig, data_key: jax.Array) -> tupl
     is longer than T decisions, so rarely twice).
     """
     env = variant.env
-    network = ActorCritic(env.num_actions, config.hidden, config.layers, config.separate_critic)
+    network = actor_critic(config, env)
     optimiser = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.lr, eps=1e-5))
     # the env's own discount of skipped ticks (event stepping) agrees with the learner's
     def with_gamma(params, count=None):
@@ -241,4 +249,17 @@ def make_train(variant: Variant, config: PPOConfig, data_key: jax.Array) -> tupl
 
 def policy_from(config: PPOConfig, env, params, greedy: bool = True) -> Callable:
     """The trained actor with the heuristics' signature, for ``jaxsched.core.rollout.make_evaluator``."""
-    return make_policy_fn(ActorCritic(env.num_actions, config.hidden, config.layers, config.separate_critic), params, greedy)
+    return make_policy_fn(actor_critic(config, env), params, greedy)
+
+
+def actor_critic(config: PPOConfig, env):
+    """The configured network: :class:`ActorCritic` over the flat features, or :class:`SlotActorCritic` over
+    the slots the env names (``env.slot_feature_index()``; only vector states with per-slot blocks have one)."""
+    if config.network == "mlp":
+        return ActorCritic(env.num_actions, config.hidden, config.layers, config.separate_critic)
+    index = getattr(env, "slot_feature_index", lambda: None)()
+    if index is None:
+        raise ValueError(f"network 'slots' needs a state whose per-slot features the env names (the bracis state); "
+                         f"{getattr(env, 'name', type(env).__name__)} with observation "
+                         f"{getattr(env, 'observation', '?')!r} has none")
+    return SlotActorCritic(env.num_actions, index, config.hidden, config.layers)

@@ -15,6 +15,7 @@ from typing import Callable
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.tree_util import Partial
 
 NETWORKS = ("mlp", "cnn", "slots")
@@ -148,6 +149,47 @@ class ActorCritic(nn.Module):
         logits = nn.Dense(self.num_actions, kernel_init=nn.initializers.orthogonal(0.01),
                           bias_init=nn.initializers.zeros)(actor)
         value = nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0), bias_init=nn.initializers.zeros)(critic)
+        return logits, value[0]
+
+
+class SlotActorCritic(nn.Module):
+    """PPO's network with ONE shared job scorer, for a vector state whose per-slot features the env names
+    (``slot_index``: one row of feature indices per slot): each slot's logit is one function of its own
+    features beside a summary of the rest of the state (the context torso); the void action's logit reads the
+    context, the value the context and the mean slot embedding. Returns ``(logits, value)`` as
+    :class:`ActorCritic`.
+
+    Why: a priority rule (SJF, F1) is one function of a job's features; a flat MLP has to learn it once per
+    slot position, from whichever slot held the job (the image's :class:`SlotScorer` for the same reason)."""
+
+    num_actions: int
+    slot_index: tuple[tuple[int, ...], ...]  # [M][F] indices into the flat features; void is action M
+    hidden: int = 64
+    layers: int = 2
+
+    @nn.compact
+    def __call__(self, features: jax.Array) -> tuple[jax.Array, jax.Array]:
+        x = jnp.reshape(features, (-1,)).astype(jnp.float32)
+        index = np.asarray(self.slot_index, np.int32)
+        if self.num_actions != index.shape[0] + 1:
+            raise ValueError(f"{index.shape[0]} slots need {index.shape[0] + 1} actions, not {self.num_actions}")
+        in_slot = np.zeros(x.shape[0], bool)
+        in_slot[index.ravel()] = True
+
+        def dense(size, gain, name):
+            return nn.Dense(size, kernel_init=nn.initializers.orthogonal(gain), bias_init=nn.initializers.zeros,
+                            name=name)
+
+        def torso(h, prefix):
+            for i in range(self.layers):
+                h = jnp.tanh(dense(self.hidden, jnp.sqrt(2.0), f"{prefix}_{i}")(h))
+            return h
+
+        context = torso(x[np.flatnonzero(~in_slot)], "context")
+        per_slot = jnp.concatenate([x[index], jnp.broadcast_to(context, (index.shape[0], self.hidden))], axis=-1)
+        slots = torso(per_slot, "slot")  # [M, hidden]: the same weights for every slot
+        logits = jnp.concatenate([dense(1, 0.01, "slot_logit")(slots)[:, 0], dense(1, 0.01, "void_logit")(context)])
+        value = dense(1, 1.0, "value")(jnp.concatenate([context, jnp.mean(slots, axis=0)]))
         return logits, value[0]
 
 

@@ -22,9 +22,10 @@ def _trace_ppo(root, name: str, sampled: bool) -> list[float]:
     return values
 
 
-def trace_policy_numbers(name: str) -> dict[str, Number]:
+def trace_policy_numbers(name: str, agents_finish: bool = True) -> dict[str, Number]:
     """The headline fields of a trace_policy study: PPO's IQM and interval over seeds (greedy and sampled),
-    the deployed rules it is measured against, and the held-out job count every row finished."""
+    the deployed rules it is measured against, and the held-out job count every row finished (with
+    ``agents_finish`` false, every rule; then PPO's finished / jobs per kind, summed over seeds)."""
     file = f"{name}/eval.json"
     numbers = {"seeds": computed(file, lambda root: len(_trace_ppo(root, name, False)), ".0f")}
     for kind, sampled in (("greedy", False), ("sampled", True)):
@@ -32,16 +33,40 @@ def trace_policy_numbers(name: str) -> dict[str, Number]:
         numbers[f"{kind}_ci"] = Number(file, lambda root, s=sampled: seed_interval(_trace_ppo(root, name, s)).text(".3f"))
     for rule in ("f1+easy", "f1", "easy", "sjf-requested+easy", "unicep+easy", "fcfs"):
         numbers[rule.replace("+", "_").replace("-", "_")] = at(file, f"policies/{rule}/mean_bounded_slowdown")
-    numbers["jobs"] = computed(file, lambda root: _every_row_finished(root, name), ".0f")
+    numbers["jobs"] = computed(file, lambda root: _every_row_finished(root, name, agents_finish), ".0f")
+    if not agents_finish:
+        for kind, suffix in (("greedy", ""), ("sampled", "-sampled")):
+            numbers[f"{kind}_finished"] = Number(file, lambda root, x=suffix: "{}/{}".format(*_ppo_finished(root, name, x)))
+            numbers[f"{kind}_all_seeds"] = Number(file, lambda root, x=suffix: "{}/{}".format(
+                *_ppo_seeds_finishing(root, name, x)))
     return numbers
 
 
-def _every_row_finished(root, name: str) -> int:
-    """The held-out job count, read only if every heuristic and trace-trained row of the study finished all
-    its jobs (the headline says so; synthetic agents' rows are quoted with their own finished / jobs)."""
+def _ppo_rows(root, name: str, suffix: str) -> list[dict]:
+    policies = json_value(root, f"{name}/eval.json", "policies")
+    return [row for key, row in policies.items() if re.fullmatch(rf"ppo-s\d+{suffix}", key)]
+
+
+def _ppo_finished(root, name: str, suffix: str) -> tuple[int, int]:
+    """Finished and held-out jobs of the trace-trained PPO rows of one kind ("" greedy, "-sampled"), summed."""
+    rows = _ppo_rows(root, name, suffix)
+    return sum(r["finished"] for r in rows), sum(r["jobs"] for r in rows)
+
+
+def _ppo_seeds_finishing(root, name: str, suffix: str) -> tuple[int, int]:
+    """Seeds whose PPO row of one kind finished every held-out job, and seeds."""
+    rows = _ppo_rows(root, name, suffix)
+    return sum(r["finished"] == r["jobs"] for r in rows), len(rows)
+
+
+def _every_row_finished(root, name: str, agents_too: bool = True) -> int:
+    """The held-out job count, read only if every heuristic and (``agents_too``) trace-trained row of the study
+    finished all its jobs (the headline says so; synthetic agents' rows are quoted with their own finished /
+    jobs, and so are PPO's where ``agents_too`` is false)."""
     policies = json_value(root, f"{name}/eval.json", "policies")
     unfinished = [key for key, row in policies.items()
-                  if row["finished"] != row["jobs"] and not key.startswith("synthetic:")]
+                  if row["finished"] != row["jobs"] and not key.startswith("synthetic:")
+                  and (agents_too or not key.startswith("ppo-"))]
     if unfinished:
         raise NumberError(f"{name}/eval.json: {', '.join(unfinished)} leave jobs unfinished")
     return policies["fcfs"]["jobs"]
@@ -51,16 +76,22 @@ SYNTHETIC_AGENTS = ("bracis7-ppo-6m", "bracis3-ppo-12m")  # the shipped MDP-desi
 
 
 def trace_policy_item(name: str, trace: str, label: str, wall_s: float, ablation: str = "",
-                      iterations: int | None = None, synthetic: bool = True) -> Item:
+                      iterations: int | None = None, synthetic: bool = True, agents_finish: bool = True) -> Item:
     """A trace_policy study; ``ablation`` names a configs/studies/trace_ppo_compact_<ablation>.yaml that differs
     from the study's config in one choice, run with the shipped synthetic agents beside it unless ``synthetic``
     is false (an ablation whose state they cannot read: another number of slots); ``iterations`` (the budget
     ablation) trains the study's config for another number of iterations than its 500."""
     options = "--seeds 0,1,2,3,4" + (f" --iterations {iterations}" if iterations else "")
-    numbers = trace_policy_numbers(name)
+    numbers = trace_policy_numbers(name, agents_finish)
     headline = ("{seeds} seeds, held-out mean bounded slowdown: PPO greedy IQM {greedy} {greedy_ci}, sampled "
                 "{sampled} {sampled_ci}; best rule F1 + EASY {f1_easy} (F1 {f1}), SJF by requested time + EASY "
                 "{sjf_requested_easy}, FCFS + EASY {easy}; every rule and PPO row finished {jobs}/{jobs} jobs")
+    if not agents_finish:  # PPO rows that leave jobs unfinished: their means are quoted beside finished / jobs
+        headline = ("{seeds} seeds, held-out mean bounded slowdown over the jobs each row finished: PPO greedy IQM "
+                    "{greedy} {greedy_ci} with {greedy_finished} jobs finished ({greedy_all_seeds} seeds finish "
+                    "all), sampled {sampled} {sampled_ci} with {sampled_finished} ({sampled_all_seeds} seeds); "
+                    "not ranked where jobs are left; best rule F1 + EASY {f1_easy} (F1 {f1}), SJF by requested "
+                    "time + EASY {sjf_requested_easy}; every rule finished {jobs}/{jobs} jobs")
     if ablation:
         options += f" --config configs/studies/trace_ppo_compact_{ablation}.yaml"
     if ablation and synthetic:
@@ -107,4 +138,12 @@ ITEMS: list[Item] = [
                       synthetic=False),
     trace_policy_item("trace_policy_lublin_it1000", "dataset:lublin-256", "the Lublin-256 trace", 1408,
                       iterations=1000),
+    trace_policy_item("trace_policy_lublin_seconds", "dataset:lublin-256", "the Lublin-256 trace", 602, "seconds",
+                      synthetic=False),
+    trace_policy_item("trace_policy_lublin_bsld", "dataset:lublin-256", "the Lublin-256 trace", 563, "bsld",
+                      synthetic=False),
+    trace_policy_item("trace_policy_lublin_slotnet", "dataset:lublin-256", "the Lublin-256 trace", 1257, "slotnet",
+                      synthetic=False, agents_finish=False),
+    trace_policy_item("trace_policy_ctc_slotnet", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt", 1242, "slotnet",
+                      synthetic=False, agents_finish=False),
 ]

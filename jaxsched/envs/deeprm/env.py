@@ -486,6 +486,15 @@ class DeepRM(EqualByConfiguration, ObserveOnceStep, environment.Environment[EnvS
             return (2 * self.horizon * self.num_res + 7 * self.num_slots + 1 + 3 + 4,)
         return (0,)
 
+    def slot_feature_index(self) -> tuple[tuple[int, ...], ...] | None:
+        """Per slot, the indices of its own features in the flat state (the bracis state's per-slot block, see
+        :func:`~jaxsched.envs.deeprm.observations.bracis_vector`); None for the other observations. What a
+        network shared by the slots reads (``algo_options.network: slots``)."""
+        if self.observation != "bracis":
+            return None
+        first = 2 * self.horizon * self.num_res
+        return tuple(tuple(range(first + 7 * i, first + 7 * (i + 1))) for i in range(self.num_slots))
+
     def observation_space(self, params: EnvParams | None = None) -> spaces.Dict:
         M, T, d = self.num_slots, self.horizon, self.num_res
         high = 1.0 if self.observation == "image" else float(max(self.capacity, self.backlog_size, 1e4))

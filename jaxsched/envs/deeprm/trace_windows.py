@@ -136,6 +136,15 @@ class TraceDeepRM(DeepRM):
             return super()._slowdown_charge(jobs, ticks)
         return ticks * self.quantum / jnp.maximum(jobs.run_s, BSLD_TAU_S)
 
+    def slot_feature_index(self) -> tuple[tuple[int, ...], ...] | None:
+        """The bracis state's per-slot features, and with ``seconds_features`` each slot's two seconds features
+        (appended after the bracis state)."""
+        index = super().slot_feature_index()
+        if index is None or not self.seconds_features:
+            return index
+        (first,) = super().feature_shape()
+        return tuple(own + (first + 2 * i, first + 2 * i + 1) for i, own in enumerate(index))
+
     def feature_shape(self) -> tuple[int, ...]:
         if not self.seconds_features:
             return super().feature_shape()
