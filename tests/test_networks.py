@@ -11,7 +11,9 @@ from jaxsched.envs.deeprm.env import Observation
 from jaxsched.core.networks import (DeepRM2CNN, DeepRMPolicy, ImageLayout, SlotScorer, ValueNetwork, apply_batched,
                                     count_params, init_network, make_network, make_policy_fn, masked_entropy,
                                     masked_log_probs, masked_logits)
+from jaxsched.algos.ppo import PPOConfig, actor_critic
 from jaxsched.core import rollout
+from jaxsched.core.networks import SlotActorCritic
 from jaxsched.registry import build
 
 IMAGE = (20, 224)  # M = 10 DeepRM image
@@ -198,9 +200,6 @@ def test_slot_actor_critic_is_equivariant_to_slot_order_on_the_bracis_state():
     """PPO's network: slot_index names each slot's own features (they hold its job's normalised facts);
     reordering the slots' blocks reorders their logits and leaves the void logit and the value; the parameter
     count does not grow with the slots; a state without per-slot blocks is a clear error."""
-    from jaxsched.algos.ppo import PPOConfig, actor_critic
-    from jaxsched.core.networks import SlotActorCritic
-
     variant = build("bracis-1")
     env = variant.env
     index = np.asarray(env.slot_feature_index())
