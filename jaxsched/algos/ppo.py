@@ -32,7 +32,8 @@ import optax
 from flax import struct
 
 from jaxsched.core.devices import shard_batch
-from jaxsched.core.networks import ActorCritic, SlotActorCritic, apply_batched, make_policy_fn, masked_entropy, masked_log_probs
+from jaxsched.core.networks import (ActorCritic, SlotActorCritic, apply_batched, make_policy_fn, masked_entropy,
+                                    masked_log_probs)
 from jaxsched.core.rollout import select_tree
 from jaxsched.core.variant import Variant
 from jaxsched.errors import check_positive

@@ -36,7 +36,8 @@ def trace_policy_numbers(name: str, agents_finish: bool = True) -> dict[str, Num
     numbers["jobs"] = computed(file, lambda root: _every_row_finished(root, name, agents_finish), ".0f")
     if not agents_finish:
         for kind, suffix in (("greedy", ""), ("sampled", "-sampled")):
-            numbers[f"{kind}_finished"] = Number(file, lambda root, x=suffix: "{}/{}".format(*_ppo_finished(root, name, x)))
+            numbers[f"{kind}_finished"] = Number(file, lambda root, x=suffix: "{}/{}".format(
+                *_ppo_finished(root, name, x)))
             numbers[f"{kind}_all_seeds"] = Number(file, lambda root, x=suffix: "{}/{}".format(
                 *_ppo_seeds_finishing(root, name, x)))
     return numbers
