@@ -18,13 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxsched.extras import required
 from jaxsched.vector_env import JaxschedVectorEnv, make_vec
 
-try:
-    from stable_baselines3.common.vec_env import VecEnv
-except ImportError as error:  # one line, naming the extra
-    raise ImportError("jaxsched.sb3_vec_env needs stable-baselines3: pip install 'stable-baselines3>=2.3,<3'") \
-        from error
+VecEnv = required("stable_baselines3.common.vec_env", "pip install 'stable-baselines3>=2.3,<3'",
+                  "jaxsched.sb3_vec_env").VecEnv
 
 
 class JaxschedSB3VecEnv(VecEnv):

@@ -14,11 +14,9 @@ from pathlib import Path
 
 from jaxsched.core.runs import MetricsLog
 from jaxsched.errors import ConfigError
+from jaxsched.extras import optional
 
-try:
-    import tensorboardX
-except ImportError:  # the optional extra is not installed: only logger: csv works
-    tensorboardX = None
+tensorboardX = optional("tensorboardX")  # None without the extra: only logger: csv works
 
 LOGGERS = ("csv", "tensorboard")
 NOT_SCALARS = ("iteration", "seed", "policy", "steps_per_s", "wall_s")
