@@ -140,16 +140,19 @@ class ActorCritic(nn.Module):
 
         def torso(h, names):  # names None: flax numbers the layers (the shared torso's saved names)
             for name in names:
-                h = jnp.tanh(nn.Dense(self.hidden, kernel_init=nn.initializers.orthogonal(jnp.sqrt(2.0)),
-                                      bias_init=nn.initializers.zeros, name=name)(h))
+                h = jnp.tanh(orthogonal_dense(self.hidden, jnp.sqrt(2.0), name)(h))
             return h
 
         actor = torso(x, [None] * self.layers)
         critic = torso(x, [f"critic_{i}" for i in range(self.layers)]) if self.separate_critic else actor
-        logits = nn.Dense(self.num_actions, kernel_init=nn.initializers.orthogonal(0.01),
-                          bias_init=nn.initializers.zeros)(actor)
-        value = nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0), bias_init=nn.initializers.zeros)(critic)
+        logits = orthogonal_dense(self.num_actions, 0.01)(actor)
+        value = orthogonal_dense(1, 1.0)(critic)
         return logits, value[0]
+
+
+def orthogonal_dense(size: int, gain, name: str | None = None) -> nn.Dense:
+    """A Dense layer initialised as SB3's PPO: orthogonal kernel with ``gain``, zero bias."""
+    return nn.Dense(size, kernel_init=nn.initializers.orthogonal(gain), bias_init=nn.initializers.zeros, name=name)
 
 
 class SlotActorCritic(nn.Module):
@@ -176,20 +179,17 @@ class SlotActorCritic(nn.Module):
         in_slot = np.zeros(x.shape[0], bool)
         in_slot[index.ravel()] = True
 
-        def dense(size, gain, name):
-            return nn.Dense(size, kernel_init=nn.initializers.orthogonal(gain), bias_init=nn.initializers.zeros,
-                            name=name)
-
         def torso(h, prefix):
             for i in range(self.layers):
-                h = jnp.tanh(dense(self.hidden, jnp.sqrt(2.0), f"{prefix}_{i}")(h))
+                h = jnp.tanh(orthogonal_dense(self.hidden, jnp.sqrt(2.0), f"{prefix}_{i}")(h))
             return h
 
         context = torso(x[np.flatnonzero(~in_slot)], "context")
         per_slot = jnp.concatenate([x[index], jnp.broadcast_to(context, (index.shape[0], self.hidden))], axis=-1)
         slots = torso(per_slot, "slot")  # [M, hidden]: the same weights for every slot
-        logits = jnp.concatenate([dense(1, 0.01, "slot_logit")(slots)[:, 0], dense(1, 0.01, "void_logit")(context)])
-        value = dense(1, 1.0, "value")(jnp.concatenate([context, jnp.mean(slots, axis=0)]))
+        logits = jnp.concatenate([orthogonal_dense(1, 0.01, "slot_logit")(slots)[:, 0],
+                                  orthogonal_dense(1, 0.01, "void_logit")(context)])
+        value = orthogonal_dense(1, 1.0, "value")(jnp.concatenate([context, jnp.mean(slots, axis=0)]))
         return logits, value[0]
 
 

@@ -11,15 +11,18 @@ from jaxsched.reproduction.items import Item, Step
 from jaxsched.reproduction.numbers import Number, NumberError, at, computed, json_value, seed_interval
 
 
+def _ppo_rows(root, name: str, suffix: str) -> list[dict]:
+    """The trace-trained PPO rows of one kind ("" greedy, "-sampled"), one per seed, of a trace_policy eval.json."""
+    policies = json_value(root, f"{name}/eval.json", "policies")
+    rows = [row for key, row in policies.items() if re.fullmatch(rf"ppo-s\d+{suffix}", key)]
+    if not rows:
+        raise NumberError(f"{name}/eval.json: no ppo-s<seed>{suffix} rows")
+    return rows
+
+
 def _trace_ppo(root, name: str, sampled: bool) -> list[float]:
     """Held-out mean bounded slowdown of each trace-trained PPO seed in a trace_policy eval.json."""
-    policies = json_value(root, f"{name}/eval.json", "policies")
-    suffix = "-sampled" if sampled else ""
-    values = [row["mean_bounded_slowdown"] for key, row in policies.items()
-              if re.fullmatch(rf"ppo-s\d+{suffix}", key)]
-    if not values:
-        raise NumberError(f"{name}/eval.json: no ppo-s<seed>{suffix} rows")
-    return values
+    return [row["mean_bounded_slowdown"] for row in _ppo_rows(root, name, "-sampled" if sampled else "")]
 
 
 def trace_policy_numbers(name: str, agents_finish: bool = True) -> dict[str, Number]:
@@ -41,11 +44,6 @@ def trace_policy_numbers(name: str, agents_finish: bool = True) -> dict[str, Num
             numbers[f"{kind}_all_seeds"] = Number(file, lambda root, x=suffix: "{}/{}".format(
                 *_ppo_seeds_finishing(root, name, x)))
     return numbers
-
-
-def _ppo_rows(root, name: str, suffix: str) -> list[dict]:
-    policies = json_value(root, f"{name}/eval.json", "policies")
-    return [row for key, row in policies.items() if re.fullmatch(rf"ppo-s\d+{suffix}", key)]
 
 
 def _ppo_finished(root, name: str, suffix: str) -> tuple[int, int]:

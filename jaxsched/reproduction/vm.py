@@ -62,7 +62,8 @@ ABLATION_5PM = tuple((f"{run}/eval.json", "trained-s0") for run in (
 CVD_WS05 = "vm_cvd_frag_impact_50pm_ws0.5"  # the CVD-RL run at the paper's Table 2 setting (50 PMs, warm start 0.5)
 SWEEP_WS05 = "sweep_vm_cvd_frag_impact_50pm_ws0.5"  # the same over seeds
 # That sweep's summary before issue 56 re-ran it on start rows past training: its seeds on their training rows. The
-# items still evaluated on those rows (the k items) compare with it, on the same rows, until they are re-run.
+# items still evaluated on those rows (the ablation and the two k items) compare with it, on the same rows, until
+# they are re-run.
 SWEEP_WS05_TRAINING_ROWS = f"{SWEEP_WS05}/training_starts"
 
 

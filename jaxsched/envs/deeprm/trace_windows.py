@@ -146,10 +146,8 @@ class TraceDeepRM(DeepRM):
         return tuple(own + (first + 2 * i, first + 2 * i + 1) for i, own in enumerate(index))
 
     def feature_shape(self) -> tuple[int, ...]:
-        if not self.seconds_features:
-            return super().feature_shape()
-        (size,) = super().feature_shape()
-        return (size + 2 * self.num_slots,)
+        shape = super().feature_shape()
+        return (shape[0] + 2 * self.num_slots,) if self.seconds_features else shape
 
     def _submission_snapshot(self, state, arriving, first, admitted_end):
         """The queued work a job sees at submission counts requested times, as a scheduler knows it."""
