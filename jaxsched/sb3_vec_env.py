@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxsched.extras import required
+from jaxsched.core.extras import required
 from jaxsched.vector_env import JaxschedVectorEnv, make_vec
 
 VecEnv = required("stable_baselines3.common.vec_env", "pip install 'stable-baselines3>=2.3,<3'",

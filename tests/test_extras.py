@@ -2,7 +2,7 @@
 
 import pytest
 
-from jaxsched import extras
+from jaxsched.core import extras
 
 
 def test_a_missing_extra_is_none_or_a_one_line_error_naming_the_install():

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from jaxsched.core.runs import MetricsLog
 from jaxsched.errors import ConfigError
-from jaxsched.extras import optional
+from jaxsched.core.extras import optional
 
 tensorboardX = optional("tensorboardX")  # None without the extra: only logger: csv works
 
