@@ -177,3 +177,25 @@ def test_reward_seconds_charges_each_job_its_bounded_slowdown(stepping):
 def test_reward_seconds_weighs_only_the_slowdown_reward():
     with pytest.raises(ValueError, match="reward_seconds weighs the slowdown reward"):
         two_job_env("actual", reward="makespan", reward_seconds=True)
+
+
+def test_start_when_idle_closes_waiting_only_while_the_cluster_is_empty_and_a_job_can_start():
+    """start_when_idle: with nothing running and a job that fits, the void action leaves the mask; a policy that
+    waits whenever its mask lets it then finishes both jobs, where without the option it idles past the clock cap
+    (max_time 50) with both still waiting."""
+    finished = {}
+    for idle in (False, True):
+        env, params = two_job_env("requested", start_when_idle=idle)
+        step = jax.jit(env.step_env)
+        obs, state = env.reset(jax.random.PRNGKey(0), params)
+        assert list(np.asarray(obs.action_mask)) == [True, True, not idle]
+        for _ in range(params.max_time + 5):
+            mask = np.asarray(obs.action_mask)
+            obs, state, _, done, _ = step(None, state, len(mask) - 1 if mask[-1] else int(np.argmax(mask)), params)
+            if done:
+                break
+        jobs = params.jobset
+        finished[idle] = int(np.sum((np.asarray(state.start) >= 0)
+                                    & (np.asarray(state.start + jobs.duration) <= int(state.clock))))
+        assert bool(done) == idle and (int(state.clock) < params.max_time) == idle
+    assert finished == {False: 0, True: 2}

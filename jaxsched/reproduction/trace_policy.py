@@ -145,4 +145,8 @@ ITEMS: list[Item] = [
                       synthetic=False, agents_finish=False),
     trace_policy_item("trace_policy_ctc_slotnet", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt", 1242, "slotnet",
                       synthetic=False, agents_finish=False),
+    trace_policy_item("trace_policy_lublin_slotnet_idle", "dataset:lublin-256", "the Lublin-256 trace", 1257,
+                      "slotnet_idle", synthetic=False),
+    trace_policy_item("trace_policy_ctc_slotnet_idle", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt", 1242,
+                      "slotnet_idle", synthetic=False),
 ]

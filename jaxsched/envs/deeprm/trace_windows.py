@@ -43,7 +43,8 @@ NAME = "swf-compact"
 VARIANTS: dict[str, dict] = {NAME: dict(
     trace="dataset:ctc-sp2-first969", window=64, quantum=600.0, train_fraction=0.7, num_procs=None,
     runtime_model="requested", observation="bracis", stepping="event", reward="slowdown", reward_jobs="all",
-    num_slots=10, horizon=20, time_limit=100, seconds_features=False, reward_seconds=False)}
+    num_slots=10, horizon=20, time_limit=100, seconds_features=False, reward_seconds=False,
+    start_when_idle=False)}
 # ``seconds_features``: the bracis state shows job lengths on the step grid (``quantum`` seconds a step), so
 # every job shorter than a step looks alike; the rules sites deploy read seconds. True appends, per slot,
 # log(1 + requested seconds) and log(1 + waited seconds) over log(1 + SECONDS_SCALE) (0 for an empty slot).
@@ -52,6 +53,11 @@ SECONDS_SCALE = 30 * 24 * 3600.0  # a month: longer than any job or wait of the 
 # jobs shorter than a step weigh alike; True charges quantum / max(its real run seconds, BSLD_TAU_S) per step,
 # so that a job's charges sum to its bounded slowdown (without the clamp at 1), the quantity evaluated.
 BSLD_TAU_S = 10.0  # bounded slowdown's floor on the run time, s (the trace_policy study's tau)
+# ``start_when_idle``: the void action ("wait") is always in the mask, so a masked policy may keep an empty
+# cluster idle while jobs wait, until the episode's clock cap leaves them unfinished (a greedy policy that learnt
+# to starve a job does). True masks the void action while no job runs and a visible job can start: the cluster
+# never sits empty with work waiting (as under every deployed rule), so every window's jobs finish before the
+# cap (:func:`_episode_bound`). The env still treats an unmasked void as "move on"; only masked policies obey.
 _ENV_KEYS = ("observation", "stepping", "reward", "reward_jobs", "num_slots", "horizon", "time_limit")
 
 
@@ -82,7 +88,7 @@ class TraceDeepRM(DeepRM):
     times while jobs run for their real ones (see the module docstring)."""
 
     def __init__(self, runtime_model: str = "requested", quantum: float = 600.0, seconds_features: bool = False,
-                 reward_seconds: bool = False, **options):
+                 reward_seconds: bool = False, start_when_idle: bool = False, **options):
         if runtime_model not in RUNTIME_MODELS:
             raise ValueError(f"unknown runtime_model {runtime_model!r}; choose one of {', '.join(RUNTIME_MODELS)}")
         if not quantum > 0:
@@ -97,6 +103,7 @@ class TraceDeepRM(DeepRM):
         super().__init__(**options)
         self.runtime_model, self.quantum = runtime_model, float(quantum)
         self.seconds_features, self.reward_seconds = bool(seconds_features), bool(reward_seconds)
+        self.start_when_idle = bool(start_when_idle)
 
     @property
     def name(self) -> str:
@@ -128,8 +135,17 @@ class TraceDeepRM(DeepRM):
             seconds = jnp.stack([per_slot(jobs.requested_s), per_slot(wait)], axis=-1)
             fields["features"] = jnp.concatenate(
                 [obs.features, (jnp.log1p(seconds) / np.log1p(SECONDS_SCALE)).reshape(-1).astype(jnp.float32)])
+        if self.start_when_idle:
+            fields["action_mask"] = obs.action_mask.at[-1].set(self.may_wait(state, obs.action_mask[:-1]))
         return TraceObservation(**fields, slot_wait_s=per_slot(wait), slot_requested_s=per_slot(jobs.requested_s),
                                 slot_submit_s=per_slot(jobs.submit_s), slot_run_s=per_slot(jobs.run_s))
+
+    def may_wait(self, state, startable: jax.Array) -> jax.Array:
+        """Whether ``start_when_idle`` leaves the void action open: some job runs (really: a scheduler learns
+        of each end), or no visible job can start (``startable``: bool[M])."""
+        jobs = state.jobset
+        running = (state.start >= 0) & (state.start + jobs.duration > state.clock) & jobs.valid
+        return jnp.any(running) | ~jnp.any(startable)
 
     def _slowdown_charge(self, jobs, ticks):
         if not self.reward_seconds:
@@ -331,6 +347,7 @@ def build(name: str = NAME, **overrides) -> TraceWindows:
     longest = int(max(jobs.duration.max(), jobs.requested.max()))  # the grid holds every job's rows
     env = TraceDeepRM(runtime_model=config["runtime_model"], quantum=quantum,
                       seconds_features=bool(config["seconds_features"]), reward_seconds=bool(config["reward_seconds"]),
+                      start_when_idle=bool(config["start_when_idle"]),
                       num_res=1, capacity=procs,
                       max_job_size=procs, max_job_len=longest, backlog_size=window, allocation="fits_now",
                       termination="all_done", **{k: config[k] for k in _ENV_KEYS})
