@@ -26,8 +26,8 @@ def _trace_ppo(root, name: str, sampled: bool) -> list[float]:
 
 
 def trace_policy_numbers(name: str, agents_finish: bool = True) -> dict[str, Number]:
-    """The headline fields of a trace_policy study: PPO's IQM and interval over seeds (greedy and sampled),
-    the deployed rules it is measured against, and the held-out job count every row finished (with
+    """The headline fields of a trace_policy study: PPO's IQM and interval over seeds (greedy and sampled; greedy's
+    IQM mean wait too), the deployed rules it is measured against (F1 + EASY's mean wait too), and the held-out job count every row finished (with
     ``agents_finish`` false, every rule; then PPO's finished / jobs per kind, summed over seeds)."""
     file = f"{name}/eval.json"
     numbers = {"seeds": computed(file, lambda root: len(_trace_ppo(root, name, False)), ".0f")}
@@ -36,6 +36,12 @@ def trace_policy_numbers(name: str, agents_finish: bool = True) -> dict[str, Num
         numbers[f"{kind}_ci"] = Number(file, lambda root, s=sampled: seed_interval(_trace_ppo(root, name, s)).text(".3f"))
     for rule in ("f1+easy", "f1", "easy", "sjf-requested+easy", "unicep+easy", "fcfs"):
         numbers[rule.replace("+", "_").replace("-", "_")] = at(file, f"policies/{rule}/mean_bounded_slowdown")
+    numbers["greedy_wait"] = computed(file, lambda root: stats.iqm(
+        [row["mean_wait_s"] for row in _ppo_rows(root, name, "")]), ".0f")
+    numbers["f1_easy_wait"] = at(file, "policies/f1+easy/mean_wait_s", ".0f")
+    numbers["greedy_below_f1_easy"] = computed(file, lambda root: sum(
+        v < json_value(root, file, "policies")["f1+easy"]["mean_bounded_slowdown"]
+        for v in _trace_ppo(root, name, False)), ".0f")
     numbers["jobs"] = computed(file, lambda root: _every_row_finished(root, name, agents_finish), ".0f")
     if not agents_finish:
         for kind, suffix in (("greedy", ""), ("sampled", "-sampled")):
@@ -75,12 +81,13 @@ SYNTHETIC_AGENTS = ("bracis7-ppo-6m", "bracis3-ppo-12m")  # the shipped MDP-desi
 
 
 def trace_policy_item(name: str, trace: str, label: str, wall_s: float, ablation: str = "",
-                      iterations: int | None = None, synthetic: bool = True, agents_finish: bool = True) -> Item:
+                      iterations: int | None = None, synthetic: bool = True, agents_finish: bool = True,
+                      seeds: int = 5) -> Item:
     """A trace_policy study; ``ablation`` names a configs/studies/trace_ppo_compact_<ablation>.yaml that differs
     from the study's config in one choice, run with the shipped synthetic agents beside it unless ``synthetic``
     is false (an ablation whose state they cannot read: another number of slots); ``iterations`` (the budget
-    ablation) trains the study's config for another number of iterations than its 500."""
-    options = "--seeds 0,1,2,3,4" + (f" --iterations {iterations}" if iterations else "")
+    ablation) trains the study's config for another number of iterations than its 500; ``seeds`` 0 .. seeds - 1."""
+    options = "--seeds " + ",".join(str(seed) for seed in range(seeds)) + (f" --iterations {iterations}" if iterations else "")
     numbers = trace_policy_numbers(name, agents_finish)
     headline = ("{seeds} seeds, held-out mean bounded slowdown: PPO greedy IQM {greedy} {greedy_ci}, sampled "
                 "{sampled} {sampled_ci}; best rule F1 + EASY {f1_easy} (F1 {f1}), SJF by requested time + EASY "
@@ -145,8 +152,10 @@ ITEMS: list[Item] = [
                       synthetic=False, agents_finish=False),
     trace_policy_item("trace_policy_ctc_slotnet", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt", 1242, "slotnet",
                       synthetic=False, agents_finish=False),
-    trace_policy_item("trace_policy_lublin_slotnet_idle", "dataset:lublin-256", "the Lublin-256 trace", 1257,
+    trace_policy_item("trace_policy_lublin_slotnet_idle_10seeds", "dataset:lublin-256", "the Lublin-256 trace", 1947,
+                      "slotnet_idle", synthetic=False, seeds=10),
+    trace_policy_item("trace_policy_ctc_slotnet_idle", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt", 1128,
                       "slotnet_idle", synthetic=False),
-    trace_policy_item("trace_policy_ctc_slotnet_idle", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt", 1242,
-                      "slotnet_idle", synthetic=False),
+    trace_policy_item("trace_policy_ctc_slotnet_idle_it100", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt", 282,
+                      "slotnet_idle", iterations=100, synthetic=False),
 ]
