@@ -16,11 +16,11 @@ fingerprint: the greedy actions on one fixed small instance, so that a load can 
 
 In Python::
 
-    from jaxsched import pretrained
-    pretrained.list()                            # the names
-    agent = pretrained.load("deeprm-mlp-load0.7")
-    policy = agent.policy()                      # policy(key, obs) -> action, greedy; agent.policy(False): sampled
-    agent.variant.env, agent.config, agent.record["held_out"]
+    >>> from jaxsched import pretrained
+    >>> pretrained.list()                            # the names
+    >>> agent = pretrained.load("deeprm-mlp-load0.7")
+    >>> policy = agent.policy()                      # policy(key, obs) -> action, greedy; agent.policy(False): sampled
+    >>> agent.variant.env, agent.config, agent.record["held_out"]
 """
 
 from __future__ import annotations

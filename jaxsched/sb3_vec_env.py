@@ -3,9 +3,9 @@ learners (and sb3-contrib's MaskablePPO, through ``env_method("action_masks")``)
 
 Needs ``stable-baselines3`` (an optional extra, never imported by ``import jaxsched``)::
 
-    from jaxsched.sb3_vec_env import make_sb3_vec
-    env = make_sb3_vec("deeprm-v1", num_envs=16, seed=0)
-    PPO("MlpPolicy", env).learn(100_000)
+    >>> from jaxsched.sb3_vec_env import make_sb3_vec
+    >>> env = make_sb3_vec("deeprm-v1", num_envs=16, seed=0)
+    >>> PPO("MlpPolicy", env).learn(100_000)
 
 SB3's conventions over Gymnasium's vector API: ``reset()`` returns only observations (seeded by the
 last ``seed(s)``: copy i gets ``s + i``); ``step_wait`` returns ``dones = terminated | truncated``, float32

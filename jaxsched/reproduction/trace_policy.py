@@ -27,8 +27,9 @@ def _trace_ppo(root, name: str, sampled: bool) -> list[float]:
 
 def trace_policy_numbers(name: str, agents_finish: bool = True) -> dict[str, Number]:
     """The headline fields of a trace_policy study: PPO's IQM and interval over seeds (greedy and sampled; greedy's
-    IQM mean wait too), the deployed rules it is measured against (F1 + EASY's mean wait too), and the held-out job count every row finished (with
-    ``agents_finish`` false, every rule; then PPO's finished / jobs per kind, summed over seeds)."""
+    IQM mean wait and seeds below F1 + EASY too), the deployed rules it is measured against (F1 + EASY's mean wait
+    too), and the held-out job count every row finished (with ``agents_finish`` false, every rule; then PPO's
+    finished / jobs per kind, summed over seeds)."""
     file = f"{name}/eval.json"
     numbers = {"seeds": computed(file, lambda root: len(_trace_ppo(root, name, False)), ".0f")}
     for kind, sampled in (("greedy", False), ("sampled", True)):
@@ -39,9 +40,7 @@ def trace_policy_numbers(name: str, agents_finish: bool = True) -> dict[str, Num
     numbers["greedy_wait"] = computed(file, lambda root: stats.iqm(
         [row["mean_wait_s"] for row in _ppo_rows(root, name, "")]), ".0f")
     numbers["f1_easy_wait"] = at(file, "policies/f1+easy/mean_wait_s", ".0f")
-    numbers["greedy_below_f1_easy"] = computed(file, lambda root: sum(
-        v < json_value(root, file, "policies")["f1+easy"]["mean_bounded_slowdown"]
-        for v in _trace_ppo(root, name, False)), ".0f")
+    numbers["greedy_below_f1_easy"] = computed(file, lambda root: _seeds_below(root, name, "f1+easy"), ".0f")
     numbers["jobs"] = computed(file, lambda root: _every_row_finished(root, name, agents_finish), ".0f")
     if not agents_finish:
         for kind, suffix in (("greedy", ""), ("sampled", "-sampled")):
@@ -50,6 +49,12 @@ def trace_policy_numbers(name: str, agents_finish: bool = True) -> dict[str, Num
             numbers[f"{kind}_all_seeds"] = Number(file, lambda root, x=suffix: "{}/{}".format(
                 *_ppo_seeds_finishing(root, name, x)))
     return numbers
+
+
+def _seeds_below(root, name: str, rule: str) -> int:
+    """Greedy PPO seeds whose held-out mean bounded slowdown is below ``rule``'s."""
+    bar = json_value(root, f"{name}/eval.json", "policies")[rule]["mean_bounded_slowdown"]
+    return sum(value < bar for value in _trace_ppo(root, name, False))
 
 
 def _ppo_finished(root, name: str, suffix: str) -> tuple[int, int]:
@@ -87,7 +92,7 @@ def trace_policy_item(name: str, trace: str, label: str, wall_s: float, ablation
     from the study's config in one choice, run with the shipped synthetic agents beside it unless ``synthetic``
     is false (an ablation whose state they cannot read: another number of slots); ``iterations`` (the budget
     ablation) trains the study's config for another number of iterations than its 500; ``seeds`` 0 .. seeds - 1."""
-    options = "--seeds " + ",".join(str(seed) for seed in range(seeds)) + (f" --iterations {iterations}" if iterations else "")
+    options = "--seeds " + ",".join(map(str, range(seeds))) + (f" --iterations {iterations}" if iterations else "")
     numbers = trace_policy_numbers(name, agents_finish)
     headline = ("{seeds} seeds, held-out mean bounded slowdown: PPO greedy IQM {greedy} {greedy_ci}, sampled "
                 "{sampled} {sampled_ci}; best rule F1 + EASY {f1_easy} (F1 {f1}), SJF by requested time + EASY "

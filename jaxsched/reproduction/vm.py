@@ -653,7 +653,8 @@ ITEMS: list[Item] = [
                  "no_top_k_change": vs_ws05_seed0("vm_cvd_frag_impact_ablation_50pm_ws0.5/no_top_k/eval.json", "+.0f"),
                  **{f"{run}_vs_seed0": vs_ws05_seed0(f"vm_cvd_frag_impact_ablation_50pm_ws0.5/{run}/eval.json")  # prose
                     for run in ("no_top_k", "no_decomposition", "no_lookahead")}},
-        note="Re-run on the held-out start rows past training (issue 56), one or two runs at a time on the 2-core CPU (about 1 s per iteration, 50-60 min a run).",
+        note="Re-run on the held-out start rows past training (issue 56), one or two runs at a time on the 2-core "
+             "CPU (about 1 s per iteration, 50-60 min a run).",
     ),
     Item(
         id="vm_cvd_frag_impact_k_50pm_ws0.5",

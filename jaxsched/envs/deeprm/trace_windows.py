@@ -117,7 +117,7 @@ class TraceDeepRM(DeepRM):
             return state
         jobs = state.jobset
         finished = (state.start >= 0) & (state.start + jobs.duration <= state.clock)
-        running = (state.start >= 0) & ~finished & jobs.valid
+        running = self.running(state)
         left = jnp.where(running, state.start + jobs.requested - state.clock, 0)
         rows = jnp.arange(self.grid_len)
         used = (rows[:, None] < left[None, :]).astype(jnp.int32) @ jobs.demand  # [G, d]
@@ -140,12 +140,16 @@ class TraceDeepRM(DeepRM):
         return TraceObservation(**fields, slot_wait_s=per_slot(wait), slot_requested_s=per_slot(jobs.requested_s),
                                 slot_submit_s=per_slot(jobs.submit_s), slot_run_s=per_slot(jobs.run_s))
 
-    def may_wait(self, state, startable: jax.Array) -> jax.Array:
-        """Whether ``start_when_idle`` leaves the void action open: some job runs (really: a scheduler learns
-        of each end), or no visible job can start (``startable``: bool[M])."""
+    @staticmethod
+    def running(state) -> jax.Array:
+        """bool[J]: the jobs started and not yet really ended (a scheduler learns of each end when it happens)."""
         jobs = state.jobset
-        running = (state.start >= 0) & (state.start + jobs.duration > state.clock) & jobs.valid
-        return jnp.any(running) | ~jnp.any(startable)
+        return (state.start >= 0) & (state.start + jobs.duration > state.clock) & jobs.valid
+
+    def may_wait(self, state, startable: jax.Array) -> jax.Array:
+        """Whether ``start_when_idle`` leaves the void action open: some job runs, or no visible job can start
+        (``startable``: bool[M])."""
+        return jnp.any(self.running(state)) | ~jnp.any(startable)
 
     def _slowdown_charge(self, jobs, ticks):
         if not self.reward_seconds:
