@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import functools
 import json
+import os
 import re
 
 import jax
@@ -21,9 +22,10 @@ import numpy as np
 import pytest
 
 from jaxsched.bench import cli, common, env as env_rows, vector
-from jaxsched.bench.reference import (DEFAULT_REFERENCE, REFERENCES, DeepRMReference, ReferenceMissing, VmReference,
-                                      load_vmagent, write_vmagent_events)
+from jaxsched.bench.reference import (CHUNK, DEFAULT_REFERENCE, REFERENCES, DeepRMReference, ForkedTimer,
+                                      ReferenceMissing, VmReference, load_vmagent, write_vmagent_events)
 from jaxsched.baselines.vm import first_fit
+from jaxsched.core.devices import threads_on_one_core
 from jaxsched.core.rollout import make_evaluator
 from jaxsched.envs.deeprm.metrics import job_table
 from jaxsched.envs.vm.episodes import draw_starts
@@ -110,6 +112,46 @@ def test_the_image_is_consumed_and_the_blind_scan_reads_nothing():
     assert steps >= BATCH * 5 and seconds >= 0.01
 
 
+def test_the_batched_rows_step_the_public_env_step_and_play_the_internal_steps_episodes():
+    """``bench env``'s batched side calls the public gymnax ``env.step`` (auto-reset, a key per copy), as a
+    user's vmapped loop does; it plays the episodes of the internal transition + restart, bit for bit."""
+    params = reference_params()
+    env = build("deeprm", num_slots=M, load=LOAD).env
+    public = env_rows.ScanTimer(env, params, 5)
+    initial = jax.vmap(env.initial_state)(params)
+    carry = jax.tree.map(jax.numpy.copy, (jax.vmap(env.get_obs)(initial, params), initial))  # donated
+    carry = (*carry, jax.numpy.zeros(BATCH, jax.numpy.float32))
+    internal = common.make_policy_scan(env, 5)(carry, params, initial)
+    for mine, theirs in zip(jax.tree.leaves(public.carry), jax.tree.leaves(internal)):
+        assert np.array_equal(np.asarray(mine), np.asarray(theirs))
+    assert public.last.shape[0] == BATCH  # one key per copy
+
+
+def test_the_forked_reference_counts_every_process_steps_and_ends_them():
+    """The batched rows' reference on as many cores as jaxsched's devices: each forked copy steps its own
+    simulator, the parent adds their steps; one process runs in-process; ``close`` ends the copies."""
+    calls = []
+    forked = ForkedTimer(lambda: calls.append(1), 2)
+    steps, seconds = forked(0.02)
+    assert steps >= 2 * CHUNK and steps % CHUNK == 0 and seconds >= 0.02
+    assert calls == []  # the parent's list: the steps ran in the copies
+    workers = list(forked.workers)
+    forked.close()
+    assert all(not worker.is_alive() for worker in workers) and forked.pipes == []
+    single = ForkedTimer(lambda: calls.append(1), 1)
+    steps, _ = single(0.0)
+    assert steps == CHUNK == len(calls) and single.workers == []
+
+
+def test_one_core_rows_pin_every_thread_and_give_the_cores_back():
+    before = os.sched_getaffinity(0)
+    with threads_on_one_core():
+        inside = {thread: os.sched_getaffinity(int(thread)) for thread in os.listdir("/proc/self/task")}
+    assert os.sched_getaffinity(0) == before
+    expected = {min(before)} if len(before) > 1 else before
+    assert inside and all(cores == expected for cores in inside.values())
+
+
 def test_the_ceiling_reads_the_image_every_step_and_moves_nothing_else():
     params = reference_params()
     env = build("deeprm", num_slots=M, load=LOAD).env
@@ -132,7 +174,7 @@ def test_quick_bench_writes_every_row_and_image_and_blind_figures_differ(tmp_pat
                        "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "SJF schedules equal job for job on 2 jobsets" in printed
-    assert "deeprm jaxsched / reference (medians; reference 1 core" in printed
+    assert "deeprm jaxsched / reference (medians): M=" in printed
     rows = json.loads(out.read_text())["rows"]
     assert [r["workload"] for r in rows] == [w.format(batch=8) for w in env_rows.DEEPRM_WORKLOADS +
                                              (env_rows.CEILING_WORKLOAD,)] + ["vector env, 2 copies per Python call"]
@@ -148,6 +190,10 @@ def check_deeprm_rows(rows: list[dict], batch: int) -> None:
                                              (env_rows.CEILING_WORKLOAD,)]
     assert all((r["family"], r["size"], r["load"]) == ("deeprm", M, LOAD) for r in rows)
     assert rows[-1]["reference"] == rows[0]["reference"] and rows[-1]["ceiling_of"] == rows[0]["workload"]
+    for row in rows[:-1]:  # equal cores: D devices against D reference processes, else both pinned to one core
+        cores = row["cores"]
+        assert cores["jaxsched"] == cores["reference"] == row["devices"]
+        assert cores["how"] == (common.FORKED if row["devices"] > 1 else common.PINNED)
     image, blind = rows[0], rows[1]
     assert image["reference"]["median"] != blind["reference"]["median"]
     assert image["jaxsched"]["median"] != blind["jaxsched"]["median"]
@@ -170,7 +216,7 @@ def test_a_small_bench_writes_every_deeprm_row_and_image_and_blind_figures_diffe
         return
     assert code == 0
     assert "SJF schedules equal job for job on 2 jobsets" in printed
-    assert "deeprm jaxsched / reference (medians; reference 1 core" in printed
+    assert "deeprm jaxsched / reference (medians): M=" in printed
     written = json.loads(out.read_text())
     check_deeprm_rows(written["rows"], BATCH)
     assert written["meta"]["batch"] == BATCH and "vector" not in written["meta"]

@@ -20,27 +20,57 @@ from jaxsched.envs.deeprm.metrics import job_table
 from jaxsched.envs.vm.types import EnvParams as VmEnvParams
 
 PINNED = "pinned"  # a row's "cores" note: both sides in one process pinned to one core
+FORKED = "forked"  # a row's "cores" note: the reference in as many forked processes as jaxsched's devices
 
 
 def make_policy_scan(env, steps: int, policy=None, mesh=None):
     """A jitted ``(carry, params, initial) -> carry`` of ``steps`` batched decisions of ``policy``
-    (default SJF; a deterministic heuristic: its key is unused) and transitions (finished episodes
-    restart from ``initial``); ``carry = (obs, state, seen)``. The features are summed into ``seen``
-    every step, as a network would read them: XLA drops an observation nobody reads, and the figure
-    would be the no-observation speed in disguise. ``mesh``: see :func:`over_devices`."""
+    (default SJF; a deterministic heuristic: its key is unused) and the internal transition + restart
+    (finished episodes restart from ``initial``); ``carry = (obs, state, seen)``. The features are summed
+    into ``seen`` every step, as a network would read them: XLA drops an observation nobody reads, and the
+    figure would be the no-observation speed in disguise. ``mesh``: see :func:`over_devices`."""
     policy = make_heuristic("sjf") if policy is None else policy
     step = jax.vmap(lambda s, a, p, i: auto_reset_step(env, s, a, p, i))
 
     def run(carry, params, initial):
         def one(carry, _):
             obs, state, seen = carry
-            action = jax.vmap(policy, in_axes=(None, 0))(jax.random.PRNGKey(0), obs)
-            obs, state, _, _, _ = step(state, action, params, initial)
-            return (obs, state, seen + jnp.sum(obs.features.reshape(seen.shape[0], -1), axis=-1)), None
+            obs, state, _, _, _ = step(state, _decide(policy, obs), params, initial)
+            return (obs, state, _read(obs, seen)), None
 
         return jax.lax.scan(one, carry, None, length=steps)[0]
 
     return over_devices(run, mesh)
+
+
+def make_public_scan(env, steps: int, policy=None, mesh=None, step=None):
+    """:func:`make_policy_scan` through the public gymnax ``env.step`` (auto-reset) under ``jax.vmap``, as a
+    PureJaxRL loop calls it: a jitted ``(carry, params, keys) -> carry``, ``keys`` one per copy (each step's
+    key folded in from it, so a copy's play does not depend on how the batch is split over devices).
+    ``step``: another function with ``env.step``'s signature (gymnax's own base step, for ``bench
+    public-step``)."""
+    policy = make_heuristic("sjf") if policy is None else policy
+    step = jax.vmap(env.step if step is None else step)
+    fold = jax.vmap(jax.random.fold_in, in_axes=(0, None))
+
+    def run(carry, params, keys):
+        def one(carry, t):
+            obs, state, seen = carry
+            obs, state, _, _, _, _ = step(fold(keys, t), state, _decide(policy, obs), params)
+            return (obs, state, _read(obs, seen)), None
+
+        return jax.lax.scan(one, carry, jnp.arange(steps))[0]
+
+    return over_devices(run, mesh)
+
+
+def _decide(policy, obs):
+    return jax.vmap(policy, in_axes=(None, 0))(jax.random.PRNGKey(0), obs)
+
+
+def _read(obs, seen):
+    """``seen`` plus each copy's observation features summed (the observation is read, so XLA keeps it)."""
+    return seen + jnp.sum(obs.features.reshape(seen.shape[0], -1), axis=-1)
 
 
 def over_devices(run, mesh=None):
@@ -69,9 +99,11 @@ def spread(steps_per_s: list[float]) -> dict:
             "runs": steps_per_s}
 
 
-def interleave(reference, jaxsched, repeats: int, window_s: float) -> dict:
+def interleave(reference, jaxsched, repeats: int, window_s: float, how: str | None = None) -> dict:
     """Reference and jaxsched timed in turn, ``repeats`` windows each: min / median / max steps/s per
-    side, the ratio of the medians (jaxsched / reference) and the devices jaxsched's side ran on."""
+    side, the ratio of the medians (jaxsched / reference), the devices jaxsched's side ran on and the cores
+    of each side (``cores``: jaxsched's devices, the reference's processes; ``how``: :data:`PINNED` where
+    both ran pinned to one core, :data:`FORKED` where the reference ran in forked processes)."""
     sides = {"reference": [], "jaxsched": []}
     for _ in range(repeats):
         for name, timer in (("reference", reference), ("jaxsched", jaxsched)):
@@ -80,22 +112,29 @@ def interleave(reference, jaxsched, repeats: int, window_s: float) -> dict:
     row = {name: spread(rates) for name, rates in sides.items()}
     row["ratio"] = row["jaxsched"]["median"] / row["reference"]["median"]
     row["devices"] = getattr(jaxsched, "devices", 1)
+    processes = getattr(reference, "processes", 1)
+    row["cores"] = {"jaxsched": row["devices"], "reference": processes,
+                    "how": how or (FORKED if processes > 1 else "unpinned")}
     return row
 
 
 def plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+    return f"{count} {word}{'' if count == 1 else 'es' if word.endswith('s') else 's'}"
 
 
 COMPACT_JOBS = "different jobs on each side (same distribution, two generators)"
 
 
 def sides(row: dict) -> str:
-    """What each side of an env row ran on, and whether they drew the same jobs: the ratio's terms."""
+    """What each side of an env row ran on, and whether they drew the same jobs: the ratio's terms. A row
+    without ``cores`` (files written before the reference ran on as many cores) had the reference on one."""
     devices = int(row.get("devices", 1))
-    text = (f"jaxsched {plural(devices, 'core')} ({plural(devices, 'XLA:CPU device')}) vs reference 1 core "
-            "(1 Python process)")
-    if row.get("cores", {}).get("how") == PINNED:
+    cores = row.get("cores", {"jaxsched": devices, "reference": 1})
+    reference = int(cores["reference"])
+    text = (f"jaxsched {plural(int(cores['jaxsched']), 'core')} ({plural(devices, 'XLA:CPU device')}) vs reference "
+            f"{plural(reference, 'core')} ({plural(reference, 'Python process')}"
+            f"{', forked' if cores.get('how') == FORKED else ''})")
+    if cores.get("how") == PINNED:
         text += ", both in one process pinned to one core"
     return text + (f"; {COMPACT_JOBS}" if row.get("family") == "compact" else "")
 

@@ -19,14 +19,14 @@ import numpy as np
 from jax.sharding import NamedSharding, PartitionSpec
 
 from jaxsched.baselines.vm import first_fit
-from jaxsched.bench.common import (COMPACT_JOBS, check_deeprm_schedules, check_vm_placements, check_vmagent_rows,
-                                   hardware, interleave, make_policy_scan, markdown_page, over_devices, plural,
-                                   print_row, sides, spread)
-from jaxsched.bench.reference import (CompactReference, DeepRMReference, ReferenceMissing, VmReference,
+from jaxsched.bench.common import (COMPACT_JOBS, PINNED, check_deeprm_schedules, check_vm_placements,
+                                   check_vmagent_rows, hardware, interleave, make_public_scan, markdown_page,
+                                   over_devices, plural, print_row, sides, spread)
+from jaxsched.bench.reference import (CompactReference, DeepRMReference, ForkedTimer, ReferenceMissing, VmReference,
                                       check_reference, dense_sequences, how_to_get, load_vmagent, timed_loop,
                                       write_vmagent_events)
 from jaxsched.bench.vector import run_pinned
-from jaxsched.core.devices import make_mesh
+from jaxsched.core.devices import make_mesh, threads_on_one_core
 from jaxsched.core.plotting import plt, save_figure
 from jaxsched.core.rollout import make_evaluator
 from jaxsched.envs.vm.env import VmPlacement
@@ -57,28 +57,30 @@ def make_read_scan(env, steps: int, mesh=None):
 
 class ScanTimer:
     """jaxsched's side of a batched row: the episodes go on from call to call (``carry`` kept), each call
-    ``batch x steps`` decisions of ``policy`` (default SJF), compiled by the first call (not timed);
-    ``read_only``: :func:`make_read_scan`'s steps instead. ``devices`` > 1: the batch split over that many
-    local devices (:func:`over_devices`; one device when the batch does not divide)."""
+    ``batch x steps`` decisions of ``policy`` (default SJF) through the public ``env.step`` under
+    ``jax.vmap`` (:func:`make_public_scan`: what a user's PureJaxRL-style loop calls), compiled by the first
+    call (not timed); ``read_only``: :func:`make_read_scan`'s steps instead. ``devices`` > 1: the batch split
+    over that many local devices (:func:`over_devices`; one device when the batch does not divide)."""
 
     def __init__(self, env, params, steps: int, policy=None, read_only: bool = False, devices: int = 1):
         batch = jax.tree.leaves(params)[0].shape[0]
         mesh = make_mesh(devices) if devices > 1 and batch % devices == 0 else None
         self.devices = 1 if mesh is None else mesh.size
-        self.run = make_read_scan(env, steps, mesh) if read_only else make_policy_scan(env, steps, policy, mesh)
+        self.run = make_read_scan(env, steps, mesh) if read_only else make_public_scan(env, steps, policy, mesh)
         initial = jax.jit(jax.vmap(env.initial_state))(params)
         obs = jax.jit(jax.vmap(env.get_obs))(initial, params)
         carry = jax.tree.map(jnp.copy, (obs, initial))  # donated: must not alias params or initial
         carry = (*carry, jnp.zeros(batch, jnp.float32))
+        last = initial if read_only else jax.random.split(jax.random.PRNGKey(0), batch)  # the public step's keys
         if mesh is not None:
-            params, initial, carry = jax.device_put((params, initial, carry), NamedSharding(mesh, PartitionSpec("batch")))
-        self.params, self.steps, self.initial, self.batch = params, steps, initial, batch
-        self.carry = jax.block_until_ready(self.run(carry, params, initial))
+            params, last, carry = jax.device_put((params, last, carry), NamedSharding(mesh, PartitionSpec("batch")))
+        self.params, self.steps, self.initial, self.last, self.batch = params, steps, initial, last, batch
+        self.carry = jax.block_until_ready(self.run(carry, params, last))
 
     def __call__(self, window_s: float) -> tuple[int, float]:
         calls, t0 = 0, time.perf_counter()
         while True:
-            self.carry = jax.block_until_ready(self.run(self.carry, self.params, self.initial))
+            self.carry = jax.block_until_ready(self.run(self.carry, self.params, self.last))
             calls += 1
             elapsed = time.perf_counter() - t0
             if elapsed >= window_s:
@@ -214,9 +216,9 @@ def bench_deeprm(folder: Path, sizes, loads, batch: int, steps: int, single_step
                      (True, ScanTimer(variant.env, single, single_steps)), (True, adapter)]
             for workload, (image, timer) in zip(DEEPRM_WORKLOADS, sides):
                 env = reference.make_env(build_obs=image)
-                row = {"family": "deeprm", "size_name": "M", "size": num_slots, "load": load,
-                       "workload": workload.format(batch=batch),
-                       **interleave(timed_loop_of(reference.stepper(env, image)), timer, repeats, window_s)}
+                row = on_equal_cores({"family": "deeprm", "size_name": "M", "size": num_slots, "load": load,
+                                      "workload": workload.format(batch=batch)},
+                                     reference.stepper(env, image), timer, repeats, window_s)
                 rows.append(row)
                 print_row(row)
             ceilings = [ScanTimer(variant.env, params, steps, read_only=True, devices=count)
@@ -240,13 +242,29 @@ def ceiling_row(image_row: dict, timers: list["ScanTimer"], repeats: int, window
         if best is None or spread(rates)["median"] > best["median"]:
             best, devices = spread(rates), timer.devices
     row = {**image_row, "workload": workload, "jaxsched": best, "ceiling_of": image_row["workload"],
-           "devices": devices}
+           "devices": devices}  # its cores: the image row's (the one-device ceiling is not pinned)
     row["ratio"] = row["jaxsched"]["median"] / row["reference"]["median"]
     return row
 
 
 def timed_loop_of(step):
     return lambda window_s: timed_loop(step, window_s)
+
+
+def on_equal_cores(row: dict, step, timer, repeats: int, window_s: float) -> dict:
+    """``row`` with the reference's ``step`` (a stepper of :mod:`jaxsched.bench.reference`) and jaxsched's
+    ``timer`` timed in turn on equal cores: a timer split over D devices (one per core) against the reference
+    in D forked processes (:class:`ForkedTimer`); a one-device timer (batch 1, one step per Python call, or a
+    batch that stayed on one device) with both sides in this process and every thread pinned to one core."""
+    devices = getattr(timer, "devices", 1)
+    if devices > 1:
+        reference = ForkedTimer(step, devices)
+        try:
+            return {**row, **interleave(reference, timer, repeats, window_s)}
+        finally:
+            reference.close()
+    with threads_on_one_core():
+        return {**row, **interleave(timed_loop_of(step), timer, repeats, window_s, how=PINNED)}
 
 
 def bench_compact(folder: Path, batch: int, steps: int, single_steps: int, repeats: int, window_s: float,
@@ -269,9 +287,8 @@ def bench_compact(folder: Path, batch: int, steps: int, single_steps: int, repea
     for workload_name, timer in ((f"compact state, batch {batch}", ScanTimer(env, params, steps, devices=devices)),
                                  ("compact state, batch 1", ScanTimer(env, single, single_steps)),
                                  ("compact state, one step per Python call", adapter)):
-        row = {"family": "compact", "size_name": "W", "size": env.num_slots, "load": workload.rate,
-               "workload": workload_name,
-               **interleave(timed_loop_of(reference.stepper()), timer, repeats, window_s)}
+        row = on_equal_cores({"family": "compact", "size_name": "W", "size": env.num_slots, "load": workload.rate,
+                              "workload": workload_name}, reference.stepper(), timer, repeats, window_s)
         rows.append(row)
         print_row(row)
     return rows
@@ -313,10 +330,9 @@ def bench_vm_env(folder: Path, sizes, batch: int, steps: int, single_steps: int,
             sides = [(starts, ScanTimer(variant.env, params, steps, first_fit, devices=devices)),
                      (starts[:1], ScanTimer(variant.env, single, single_steps, first_fit)), (starts, adapter)]
             for workload, (played, timer) in zip(VM_WORKLOADS, sides):
-                row = {"family": "vm", "size_name": "PMs", "size": num_pms, "load": "-",
-                       "workload": workload.format(batch=batch),
-                       **interleave(timed_loop_of(reference.stepper(played, trace_window)), timer, repeats,
-                                    window_s)}
+                row = on_equal_cores({"family": "vm", "size_name": "PMs", "size": num_pms, "load": "-",
+                                      "workload": workload.format(batch=batch)},
+                                     reference.stepper(played, trace_window), timer, repeats, window_s)
                 rows.append(row)
                 print_row(row)
     return rows
@@ -327,12 +343,16 @@ def env_summary(rows: list[dict]) -> list[str]:
     lines = []
     for family in dict.fromkeys(r["family"] for r in rows):
         parts = [f"{r['size_name']}={r['size']} load {r['load']} {r['workload']}: {r['ratio']:.2f}x "
-                 f"(jaxsched {plural(int(r.get('devices', 1)), 'core')} vs 1"
+                 f"(cores jaxsched {_cores(r)['jaxsched']} vs reference {_cores(r)['reference']}"
                  f"{', load average %.1f' % r['load_average'][0] if 'load_average' in r else ''})"
                  for r in rows if r["family"] == family]
-        lines.append(f"{family} jaxsched / reference (medians; reference 1 core, 1 Python process"
+        lines.append(f"{family} jaxsched / reference (medians"
                      + (f"; {COMPACT_JOBS}" if family == "compact" else "") + "): " + "; ".join(parts))
     return lines
+
+
+def _cores(row: dict) -> dict:
+    return row.get("cores", {"jaxsched": int(row.get("devices", 1)), "reference": 1})
 
 
 def write_env_results(rows: list[dict], meta: dict, out: Path) -> None:
@@ -347,7 +367,7 @@ def write_env_results(rows: list[dict], meta: dict, out: Path) -> None:
 
 def env_markdown(rows: list[dict], meta: dict) -> str:
     """bench_env.md from its JSON's rows and meta: every ratio row says what each side ran on (cores:
-    XLA:CPU devices for jaxsched, one Python process for the reference) and, for the compact state, that
+    XLA:CPU devices for jaxsched, Python processes for the reference) and, for the compact state, that
     the two sides draw different jobs."""
     header = ["| family | size | load | workload | reference steps/s median (min-max) | "
               "jaxsched steps/s median (min-max) | cores: jaxsched vs reference | ratio |",
@@ -468,9 +488,12 @@ def bench_env(families, folder: Path, sizes, loads, batch: int, steps: int, sing
     if out is not None and rows:
         meta = {"hardware": hardware(), "load_average": os.getloadavg(), "reference": str(folder),
                 "batch": batch, "steps_per_call": steps, "batch_1_steps_per_call": single_steps,
-                "devices": f"the batch-{batch} rows split over {devices} XLA:CPU host device(s), one per core "
-                           "(jaxsched's batched side uses every core, the reference one); the batch-1 and "
-                           "one-call rows on one device",
+                "devices": f"equal cores on both sides: the batch-{batch} rows split over {devices} XLA:CPU host "
+                           f"device(s), one per core, against the reference in as many forked processes (the "
+                           "steps of all of them over the wall-clock of the window); the batch-1 and one-call rows "
+                           "on one device, both sides in this process with every thread pinned to one core",
+                "api": "jaxsched's batched and batch-1 rows step the public gymnax env.step (auto-reset) under "
+                       "jax.vmap, as a PureJaxRL loop does; the one-call rows the Gymnasium adapter's step",
                 "timing": f"{repeats} alternating windows of >= {window_s} s per side, compilation excluded, "
                           "after block_until_ready; min / median / max per side, ratio of medians",
                 "step": "one SJF decision + one transition, episode restarts included; observations summed "

@@ -29,7 +29,7 @@ import numpy as np
 
 from gymnax.environments import environment
 
-from jaxsched.bench.common import make_policy_scan
+from jaxsched.bench.common import make_policy_scan, make_public_scan
 from jaxsched.registry import build
 
 # (row name, registered env, overrides, heuristic)
@@ -42,24 +42,12 @@ ROWS = (
 TARGET = 1.1  # the public step within 1.1x of the internal one
 
 
-def make_public_scan(env, policy, steps: int, gymnax_base: bool = False):
-    """A jitted ``(carry, params, key) -> carry`` of ``steps`` batched decisions through the public
-    ``jax.vmap(env.step)``, ``carry = (obs, state, seen)`` as :func:`jaxsched.bench.common.make_policy_scan`'s
-    (the same policy call, the features summed into ``seen``); a key per copy per step, as PureJaxRL
-    draws them. ``gymnax_base``: gymnax's own ``Environment.step`` instead (two observations, a restart
-    of every copy and a select of every leaf per step: the public step before ``ObserveOnceStep``)."""
-    step = jax.vmap(functools.partial(environment.Environment.step, env) if gymnax_base else env.step)
-
-    def run(carry, params, key):
-        def one(carry, step_key):
-            obs, state, seen = carry
-            action = jax.vmap(policy, in_axes=(None, 0))(jax.random.PRNGKey(0), obs)
-            obs, state, _, _, _, _ = step(jax.random.split(step_key, seen.shape[0]), state, action, params)
-            return (obs, state, seen + jnp.sum(obs.features.reshape(seen.shape[0], -1), axis=-1)), None
-
-        return jax.lax.scan(one, carry, jax.random.split(key, steps))[0]
-
-    return jax.jit(run, donate_argnums=0)
+def public_scan(env, policy, steps: int, gymnax_base: bool = False):
+    """:func:`jaxsched.bench.common.make_public_scan` on one device; ``gymnax_base``: gymnax's own
+    ``Environment.step`` instead (two observations, a restart of every copy and a select of every leaf per
+    step: the public step before ``ObserveOnceStep``)."""
+    base = functools.partial(environment.Environment.step, env) if gymnax_base else None
+    return make_public_scan(env, steps, policy, step=base)
 
 
 class Side:
@@ -87,10 +75,10 @@ def fresh_carry(env, params, initial):
     return (*jax.tree.map(jnp.copy, (obs, initial)), jnp.zeros(batch, jnp.float32))
 
 
-def check_same_play(internal, public, env, params, initial, key) -> None:
+def check_same_play(internal, public, env, params, initial, keys) -> None:
     """One call of each side from the same start must agree bit for bit (exits otherwise)."""
     mine = internal(fresh_carry(env, params, initial), params, initial)
-    theirs = public(fresh_carry(env, params, initial), params, key)
+    theirs = public(fresh_carry(env, params, initial), params, keys)
     for a, b in zip(jax.tree.leaves(mine), jax.tree.leaves(theirs)):
         if not np.array_equal(np.asarray(a), np.asarray(b)):
             raise SystemExit(f"bench public-step: {env.name}: the public and the internal step played different "
@@ -105,13 +93,13 @@ def time_row(name: str, env_name: str, overrides: dict, heuristic: str, batch: i
     env, policy = variant.env, variant.heuristic(heuristic)
     params = variant.sample_params(jax.random.PRNGKey(seed), batch)
     initial = jax.jit(jax.vmap(env.initial_state))(params)
-    internal_run, public_run = make_policy_scan(env, steps, policy), make_public_scan(env, policy, steps)
-    key = jax.random.PRNGKey(seed + 1)
-    check_same_play(internal_run, public_run, env, params, initial, key)
+    internal_run, public_run = make_policy_scan(env, steps, policy), public_scan(env, policy, steps)
+    keys = jax.random.split(jax.random.PRNGKey(seed + 1), batch)  # one per copy
+    check_same_play(internal_run, public_run, env, params, initial, keys)
     side = lambda run, last: Side(run, fresh_carry(env, params, initial), params, last, steps=steps, batch=batch)
-    sides = {"internal": side(internal_run, initial), "public": side(public_run, key)}
+    sides = {"internal": side(internal_run, initial), "public": side(public_run, keys)}
     if gymnax_base:
-        sides["gymnax"] = side(make_public_scan(env, policy, steps, gymnax_base=True), key)
+        sides["gymnax"] = side(public_scan(env, policy, steps, gymnax_base=True), keys)
     wall = {side: [] for side in sides}
     cpu = {side: [] for side in sides}
     for _ in range(repeats):

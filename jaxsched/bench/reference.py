@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import multiprocessing
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -100,6 +102,51 @@ def timed_loop(step, window_s: float) -> tuple[int, float]:
         elapsed = time.perf_counter() - t0
         if elapsed >= window_s:
             return steps, elapsed
+
+
+class ForkedTimer:
+    """A reference side on ``processes`` cores, as jaxsched's batched side uses that many: ``step`` (a stepper
+    of this module) run in ``processes`` forked copies of this process at once, each from its own copy of the
+    simulator. A call ``(window_s) -> (steps, seconds)``: the steps of every copy, and the wall-clock from
+    the parent's go to the last copy's answer (each copy runs :func:`timed_loop` for ``window_s``). Between
+    calls the copies wait on their pipes (no CPU); :meth:`close` ends them. One process: no fork."""
+
+    def __init__(self, step, processes: int):
+        self.step, self.processes, self.pipes, self.workers = step, processes, [], []
+        if processes == 1:
+            return
+        context = multiprocessing.get_context("fork")
+        with warnings.catch_warnings():  # JAX warns at every fork; the copies only run the reference (numpy)
+            warnings.filterwarnings("ignore", message=r"os\.fork\(\) was called", category=RuntimeWarning)
+            for _ in range(processes):
+                mine, theirs = context.Pipe()
+                worker = context.Process(target=_serve_windows, args=(step, theirs), daemon=True)
+                worker.start()
+                theirs.close()
+                self.pipes.append(mine)
+                self.workers.append(worker)
+
+    def __call__(self, window_s: float) -> tuple[int, float]:
+        if not self.pipes:
+            return timed_loop(self.step, window_s)
+        t0 = time.perf_counter()
+        for pipe in self.pipes:
+            pipe.send(window_s)
+        steps = sum(pipe.recv() for pipe in self.pipes)
+        return steps, time.perf_counter() - t0
+
+    def close(self) -> None:
+        for pipe, worker in zip(self.pipes, self.workers):
+            pipe.send(None)
+            worker.join()
+            pipe.close()
+        self.pipes, self.workers = [], []
+
+
+def _serve_windows(step, pipe) -> None:
+    """A :class:`ForkedTimer` copy: a window's steps for each window length received, until ``None``."""
+    while (window_s := pipe.recv()) is not None:
+        pipe.send(timed_loop(step, window_s)[0])
 
 
 # ---------------------------------------------------------------------------------------------- DeepRM

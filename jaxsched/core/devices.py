@@ -55,6 +55,28 @@ def pinned_to_one_core(command: list[str]) -> list[str]:
     return [sys.executable, "-c", _PIN_THEN_EXEC, *command]
 
 
+@contextlib.contextmanager
+def threads_on_one_core():
+    """Every thread of this process on one core for the block, then back on the cores it had: the benches'
+    one-core rows timed in-process (XLA:CPU's intra-op threads included; a thread made inside inherits the
+    pin). Linux only; elsewhere, or with one usable core, the block runs as it is."""
+    if not hasattr(os, "sched_setaffinity") or not os.path.isdir("/proc/self/task") or usable_cores() == 1:
+        yield
+        return
+    allowed = os.sched_getaffinity(0)
+
+    def pin_every_thread(cores):
+        for thread in os.listdir("/proc/self/task"):
+            with contextlib.suppress(OSError):  # a thread that ended meanwhile
+                os.sched_setaffinity(int(thread), cores)
+
+    pin_every_thread({min(allowed)})
+    try:
+        yield
+    finally:
+        pin_every_thread(allowed)
+
+
 def parse_devices(spec) -> int | None:
     """``"auto"`` -> None (all local devices); an integer >= 1 -> that many."""
     if spec == "auto":
