@@ -3,12 +3,15 @@ for job (one compile: every window is padded to the same length and run in one b
 
 from __future__ import annotations
 
+import json
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
 from jaxsched.baselines.grid import make_heuristic
+from jaxsched.bench.grid import bench_grid
 from jaxsched.core.rollout import run_episode
 from jaxsched.envs.grid.heapq_sim import simulate_fifo
 from jaxsched.envs.grid.env import GridSite
@@ -81,3 +84,19 @@ def test_run_episode_agrees(episodes):
     result = jax.jit(lambda p: run_episode(variant.env, p, make_heuristic("fifo"), jax.random.PRNGKey(0)))(params)
     assert np.array_equal(np.asarray(result.state.start), start[i])
     assert int(result.decisions) == LENGTH and bool(result.terminated)
+
+
+def test_the_grid_bench_checks_both_references_and_times_them_on_one_core(tmp_path):
+    """``bench grid`` at a tiny size: FIFO against the heapq simulator and SJF against the Python RL loop,
+    start times checked job for job first (a mismatch would exit), both sides of a one-device row timed
+    with every thread pinned to one core, and the cores written beside each ratio."""
+    out = tmp_path / "bench_grid.json"
+    rows = bench_grid([1], num_jobs=20, repeats=1, out=out, reference_windows=1)
+    written = json.loads(out.read_text())
+    (fifo,), (sjf,) = written["rows"], written["reference_rows"]
+    for row in (fifo, sjf):
+        assert row["batch"] == 1 and row["devices"] == 1 and row["checked_windows"] == 1
+        assert row["cores"] == {"jax": 1, "python": 1, "pinned": True} and row["ratio"] > 0
+    assert fifo["jax_decisions"] == fifo["python_decisions"] == 20
+    assert rows[0]["reference"]["ratio"] == sjf["ratio"]
+    assert "both in one process pinned to one core" in out.with_suffix(".md").read_text()

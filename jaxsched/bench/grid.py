@@ -4,6 +4,7 @@ heapq simulator on the same windows, then SJF against a Python RL loop (the RL-l
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -13,6 +14,7 @@ import jax
 import numpy as np
 
 from jaxsched.bench.common import hardware, markdown_page, plural, split_over_devices
+from jaxsched.core.devices import threads_on_one_core
 from jaxsched.envs.grid.heapq_sim import simulate_fifo, simulate_observed
 from jaxsched.registry import build
 
@@ -59,44 +61,14 @@ def bench_grid(batches, num_jobs: int, repeats: int, out: Path | None, python_wi
         t0 = time.perf_counter()
         compiled = run.lower(params, key).compile()
         compile_s = time.perf_counter() - t0
-        times = []
-        while len(times) < repeats or (sum(times) < MIN_TIMED_S and len(times) < MAX_REPEATS):
-            t0 = time.perf_counter()
-            start, decisions, _ = jax.block_until_ready(compiled(params, key))
-            times.append(time.perf_counter() - t0)
-        jax_decisions, start = int(np.sum(decisions)), np.asarray(start)
-
-        columns = jax.tree.map(np.asarray, params.jobs)
-        count = batch if python_windows is None else min(batch, python_windows)
-        py_times, py_decisions, mismatched = [], 0, []
-        while len(py_times) < repeats or (sum(py_times) < MIN_TIMED_S and len(py_times) < MAX_REPEATS):
-            total_s, py_decisions = 0.0, 0
-            for i in range(count):
-                t0 = time.perf_counter()
-                expected, made = simulate_fifo(columns.submit[i], columns.runtime[i], columns.klass[i], columns.vo[i],
-                                               num_cores=variant.env.num_cores)
-                total_s += time.perf_counter() - t0
-                py_decisions += made
-                if len(py_times) == 0 and not np.array_equal(start[i], expected):
-                    mismatched.append(i)
-            py_times.append(total_s)
-        if mismatched or jax_decisions != batch * num_jobs or py_decisions != count * num_jobs:
-            raise SystemExit(f"grid bench: the JAX env and the heapq simulator disagree at batch {batch} "
-                             f"(first window differing: {mismatched[:1]}; decisions {jax_decisions} vs "
-                             f"{py_decisions} on {count} windows)")
-        jax_rate, py_rate = jax_decisions / min(times), py_decisions / min(py_times)
-        row = {"batch": batch, "jobs_per_window": num_jobs, "devices": used,
-               "jax_decisions": jax_decisions, "jax_seconds_min": min(times),
-               "jax_seconds_median": float(np.median(times)), "jax_decisions_per_s": jax_rate,
-               "jax_decisions_per_s_median": jax_decisions / float(np.median(times)), "compile_s": compile_s,
-               "jax_repeats": len(times), "python_windows": count, "python_repeats": len(py_times),
-               "python_decisions": py_decisions, "python_seconds_min": min(py_times),
-               "python_seconds_median": float(np.median(py_times)), "python_decisions_per_s": py_rate,
-               "ratio": jax_rate / py_rate, "checked_windows": count}
+        with on_cores(used):
+            row = _fifo_row(variant, compiled, params, key, batch, num_jobs, repeats, python_windows, used)
+        row["compile_s"] = compile_s
         rows.append(row)
-        print(f"batch={batch:5d}  jax {jax_rate:>12,.0f} decisions/s (median "
-              f"{row['jax_decisions_per_s_median']:,.0f}; compile {compile_s:.0f} s)  python {py_rate:>10,.0f} "
-              f"decisions/s on {count} windows  ratio {row['ratio']:.2f}", flush=True)
+        print(f"batch={batch:5d}  jax {row['jax_decisions_per_s']:>12,.0f} decisions/s (median "
+              f"{row['jax_decisions_per_s_median']:,.0f}; compile {compile_s:.0f} s)  python "
+              f"{row['python_decisions_per_s']:>10,.0f} decisions/s on {row['python_windows']} windows  ratio "
+              f"{row['ratio']:.2f} ({grid_sides(row)})", flush=True)
     reference = bench_grid_reference(variant, batches, repeats, seed, reference_windows, devices)
     meta = {"hardware": hardware(), "devices": [str(d) for d in devices], "load_average": os.getloadavg(),
             "env": f"grid: GridSite, {variant.env.num_cores} cores, candidates: every waiting job "
@@ -104,7 +76,9 @@ def bench_grid(batches, num_jobs: int, repeats: int, out: Path | None, python_wi
             "workload": f"synthetic Table 1 windows of {num_jobs} jobs (seed {seed})", "policy": "fifo",
             "batches": list(batches),
             "timing": f"best (and median) of at least {repeats} runs and {MIN_TIMED_S:.0f} s, compilation excluded",
-            "python": "jaxsched.envs.grid.heapq_sim.simulate_fifo, one window after another, one core"}
+            "python": "jaxsched.envs.grid.heapq_sim.simulate_fifo, one window after another, one core",
+            "cores": "a batch on one XLA:CPU device: both sides timed with every thread of the process pinned to one "
+                     "core; a batch split over several devices (one per core): the Python side one process"}
     print(f"\n{meta['env']}; {meta['workload']}; {meta['timing']}\n" + grid_markdown(rows, meta).split("\n\n", 2)[2])
     if out is not None:
         if out.suffix != ".json":  # a folder
@@ -116,6 +90,47 @@ def bench_grid(batches, num_jobs: int, repeats: int, out: Path | None, python_wi
     for row in rows:  # the RL-loop reference's ratio beside each FIFO row
         row["reference"] = next((r for r in reference if r["batch"] == row["batch"]), None)
     return rows
+
+
+def _fifo_row(variant, compiled, params, key, batch: int, num_jobs: int, repeats: int, python_windows,
+              used: int) -> dict:
+    """One FIFO row: the compiled JAX batch timed, then the heapq simulator on the same windows (start
+    times checked job for job on the first pass)."""
+    times = []
+    while len(times) < repeats or (sum(times) < MIN_TIMED_S and len(times) < MAX_REPEATS):
+        t0 = time.perf_counter()
+        start, decisions, _ = jax.block_until_ready(compiled(params, key))
+        times.append(time.perf_counter() - t0)
+    jax_decisions, start = int(np.sum(decisions)), np.asarray(start)
+
+    columns = jax.tree.map(np.asarray, params.jobs)
+    count = batch if python_windows is None else min(batch, python_windows)
+    py_times, py_decisions, mismatched = [], 0, []
+    while len(py_times) < repeats or (sum(py_times) < MIN_TIMED_S and len(py_times) < MAX_REPEATS):
+        total_s, py_decisions = 0.0, 0
+        for i in range(count):
+            t0 = time.perf_counter()
+            expected, made = simulate_fifo(columns.submit[i], columns.runtime[i], columns.klass[i], columns.vo[i],
+                                           num_cores=variant.env.num_cores)
+            total_s += time.perf_counter() - t0
+            py_decisions += made
+            if len(py_times) == 0 and not np.array_equal(start[i], expected):
+                mismatched.append(i)
+        py_times.append(total_s)
+    if mismatched or jax_decisions != batch * num_jobs or py_decisions != count * num_jobs:
+        raise SystemExit(f"grid bench: the JAX env and the heapq simulator disagree at batch {batch} "
+                         f"(first window differing: {mismatched[:1]}; decisions {jax_decisions} vs "
+                         f"{py_decisions} on {count} windows)")
+    jax_rate, py_rate = jax_decisions / min(times), py_decisions / min(py_times)
+    row = {"batch": batch, "jobs_per_window": num_jobs, "devices": used,
+           "jax_decisions": jax_decisions, "jax_seconds_min": min(times),
+           "jax_seconds_median": float(np.median(times)), "jax_decisions_per_s": jax_rate,
+           "jax_decisions_per_s_median": jax_decisions / float(np.median(times)),
+           "jax_repeats": len(times), "python_windows": count, "python_repeats": len(py_times),
+           "python_decisions": py_decisions, "python_seconds_min": min(py_times),
+           "python_seconds_median": float(np.median(py_times)), "python_decisions_per_s": py_rate,
+           "ratio": jax_rate / py_rate, "checked_windows": count, "cores": _cores(used)}
+    return row
 
 
 def bench_grid_reference(variant, batches, repeats: int, seed: int, windows: int, devices) -> list[dict]:
@@ -134,36 +149,37 @@ def bench_grid_reference(variant, batches, repeats: int, seed: int, windows: int
         used = len(devices) if batch % len(devices) == 0 else 1
         params = sample(jax.random.PRNGKey(seed), batch)
         compiled = (split if used > 1 else single).lower(params, key).compile()
-        times = []
-        while len(times) < repeats or (sum(times) < MIN_TIMED_S and len(times) < MAX_REPEATS):
-            t0 = time.perf_counter()
-            start, decisions, _ = jax.block_until_ready(compiled(params, key))
-            times.append(time.perf_counter() - t0)
-        start, jax_decisions = np.asarray(start), int(np.sum(decisions))
-        columns = jax.tree.map(np.asarray, params.jobs)
-        count = min(batch, windows)
-        py_times = []
-        while len(py_times) < repeats or (sum(py_times) < MIN_TIMED_S and len(py_times) < MAX_REPEATS):
-            total_s, py_decisions = 0.0, 0
-            for i in range(count):
+        with on_cores(used):  # both sides on one core where JAX runs on one device
+            times = []
+            while len(times) < repeats or (sum(times) < MIN_TIMED_S and len(times) < MAX_REPEATS):
                 t0 = time.perf_counter()
-                expected, made = simulate_observed(columns.submit[i], columns.runtime[i], columns.klass[i],
-                                                   columns.vo[i], env.num_cores, env.vo_shares,
-                                                   time_scale=env.time_scale,
-                                                   prior_runtime=tuple(variant.params.prior_runtime))
-                total_s += time.perf_counter() - t0
-                py_decisions += made
-                if len(py_times) == 0 and not np.array_equal(start[i], expected):
-                    raise SystemExit(f"grid bench: the JAX env's SJF and the Python RL-loop reference disagree on "
-                                     f"window {i} at batch {batch}")
-            py_times.append(total_s)
+                start, decisions, _ = jax.block_until_ready(compiled(params, key))
+                times.append(time.perf_counter() - t0)
+            start, jax_decisions = np.asarray(start), int(np.sum(decisions))
+            columns = jax.tree.map(np.asarray, params.jobs)
+            count = min(batch, windows)
+            py_times = []
+            while len(py_times) < repeats or (sum(py_times) < MIN_TIMED_S and len(py_times) < MAX_REPEATS):
+                total_s, py_decisions = 0.0, 0
+                for i in range(count):
+                    t0 = time.perf_counter()
+                    expected, made = simulate_observed(columns.submit[i], columns.runtime[i], columns.klass[i],
+                                                       columns.vo[i], env.num_cores, env.vo_shares,
+                                                       time_scale=env.time_scale,
+                                                       prior_runtime=tuple(variant.params.prior_runtime))
+                    total_s += time.perf_counter() - t0
+                    py_decisions += made
+                    if len(py_times) == 0 and not np.array_equal(start[i], expected):
+                        raise SystemExit(f"grid bench: the JAX env's SJF and the Python RL-loop reference disagree on "
+                                         f"window {i} at batch {batch}")
+                py_times.append(total_s)
         jax_rate, py_rate = jax_decisions / min(times), py_decisions / min(py_times)
         row = {"batch": batch, "devices": used, "policy": "sjf", "jax_decisions": jax_decisions,
                "jax_seconds_min": min(times), "jax_decisions_per_s": jax_rate,
                "jax_decisions_per_s_median": jax_decisions / float(np.median(times)),
                "reference_windows": count, "reference_decisions": py_decisions,
                "reference_seconds_min": min(py_times), "reference_decisions_per_s": py_rate,
-               "ratio": jax_rate / py_rate, "checked_windows": count}
+               "ratio": jax_rate / py_rate, "checked_windows": count, "cores": _cores(used)}
         rows.append(row)
         print(f"batch={batch:5d}  jax sjf {jax_rate:>12,.0f} decisions/s  Python RL-loop reference {py_rate:>10,.0f} "
               f"decisions/s on {count} windows (decisions checked equal)  ratio {row['ratio']:.2f}", flush=True)
@@ -176,16 +192,31 @@ def grid_reference_markdown(rows: list[dict]) -> str:
              "Per decision the reference builds the env's observation (site state, then every waiting job) and "
              "makes one policy call (SJF reading it): jaxsched.envs.grid.heapq_sim.simulate_observed, one window "
              "after another, one core. Start times checked equal job for job on the windows it runs.", "",
-             "| batch | devices | JAX decisions/s (median) | reference decisions/s (windows) | JAX / reference |",
-             "|---:|---:|---:|---:|---:|"]
-    lines += [f"| {r['batch']} | {r['devices']} | {r['jax_decisions_per_s']:,.0f} ({r['jax_decisions_per_s_median']:,.0f}) "
-              f"| {r['reference_decisions_per_s']:,.0f} ({r['reference_windows']}) | {r['ratio']:.2f}x |" for r in rows]
+             "| batch | devices | JAX decisions/s (median) | reference decisions/s (windows) | cores: JAX vs Python "
+             "| JAX / reference |",
+             "|---:|---:|---:|---:|---|---:|"]
+    lines += [f"| {r['batch']} | {r['devices']} | {r['jax_decisions_per_s']:,.0f} "
+              f"({r['jax_decisions_per_s_median']:,.0f}) | {r['reference_decisions_per_s']:,.0f} "
+              f"({r['reference_windows']}) | {grid_sides(r)} | {r['ratio']:.2f}x |" for r in rows]
     return "\n".join(lines) + "\n"
+
+
+def on_cores(devices: int):
+    """Equal cores for a row: with JAX on one device, every thread of this process pinned to one core while
+    both sides are timed (XLA:CPU's intra-op threads would otherwise use the other core); split over
+    several devices (one per core) the Python side stays one process, and the row says so."""
+    return threads_on_one_core() if devices == 1 else contextlib.nullcontext()
+
+
+def _cores(devices: int) -> dict:
+    return {"jax": devices, "python": 1, "pinned": devices == 1}
 
 
 def grid_sides(row: dict) -> str:
     devices = int(row.get("devices", 1))
-    return f"JAX {plural(devices, 'core')} ({plural(devices, 'XLA:CPU device')}) vs Python 1 core (1 process)"
+    pinned = row.get("cores", {}).get("pinned", False)
+    return (f"JAX {plural(devices, 'core')} ({plural(devices, 'XLA:CPU device')}) vs Python 1 core (1 process)"
+            + (", both in one process pinned to one core" if pinned else ""))
 
 
 def grid_markdown(rows: list[dict], meta: dict) -> str:
