@@ -40,10 +40,12 @@ ITEMS: list[Item] = [
                     "--pms 20,50,100,200 --out {out}/bench_env.json",
                     quick="--sizes 5 --loads 1.3 --pms 20 --quick"),),
         outputs=("bench_env.json", "bench_env.md", "bench_env_scaling.png"),
-        wall_s=811,
-        headline="DeepRM, batch 1024 over both cores, load 1.3: image {image10}x / {image20}x / {image50}x the reference "
-                 "at M = 10 / 20 / 50 (built and read alone: {ceiling10}x / {ceiling20}x / {ceiling50}x), no observation "
-                 "{none10}x / {none20}x / {none50}x; VM First-Fit at 50 PMs {vm50}x",
+        wall_s=1399,
+        headline="equal cores, public env.step: DeepRM, batch 1024 on 2 cores vs the reference in 2 processes, load "
+                 "1.3: image {image10}x / {image20}x / {image50}x at M = 10 / 20 / 50 (built and read alone: {ceiling10}x "
+                 "/ {ceiling20}x / {ceiling50}x), no observation {none10}x / {none20}x / {none50}x; VM First-Fit at 50 "
+                 "PMs {vm50}x; vector env, 64 copies per call, one core each: DeepRM M = 10 {vec_deeprm10_64}x, "
+                 "VM {vec_vm50_64}x",
         numbers={**{f"{name}{m}": _bench_row("bench_env.json", fmt=".2f" if name == "call" else ".1f", family="deeprm",
                                              size=m, load=1.3, workload=workload)
                     for m in (10, 20, 50) for name, workload in (
@@ -211,7 +213,20 @@ PROSE: dict[str, dict[str, Number]] = {  # numbers the prose pages quote beside 
                   **{f"vm{pms}_r0": _bench_row("bench_env.json", fmt=".0f", family="vm", size=pms,
                                                workload="First-Fit, batch 1024") for pms in (20, 100, 200)},
                   **{f"vm{pms}_call": _bench_row("bench_env.json", fmt=".2f", family="vm", size=pms,
-                                                 workload="First-Fit, one step per Python call") for pms in (20, 50)}},
+                                                 workload="First-Fit, one step per Python call") for pms in (20, 50, 100)},
+                  **{f"vm{pms}_b1": _bench_row("bench_env.json", fmt=".1f", family="vm", size=pms,
+                                               workload="First-Fit, batch 1") for pms in (20, 50, 100, 200)},
+                  **{f"{name}07_{m}": _bench_row("bench_env.json", fmt=".1f", family="deeprm", size=m, load=0.7,
+                                                 workload=workload)
+                     for m in (10, 20, 50) for name, workload in (
+                         ("image", "image, batch 1024"), ("none", "no observation, batch 1024"),
+                         ("batch1_", "image, batch 1"))},
+                  **{f"vec_{family}{size}_{copies}": _bench_row(
+                      "bench_env.json", fmt=".1f" if copies > 8 else ".2f", family=family, size=size, load=load,
+                      copies=copies, workload=f"vector env, {copies} copies per Python call")
+                     for family, size, load in (("deeprm", 10, 1.3), ("deeprm", 50, 1.3), ("compact", 10, 0.3),
+                                                ("vm", 50, "-"))
+                     for copies in (1, 8, 64, 256)}},
     "bench_dispatch": {f"{kind}_{stat}": _dispatch_span(kind, stat) for kind in ("fan", "chain") for stat in ("min", "max")},
     "bench_event": _rounded("bench_event", "cost32", "cost1024", fmt=".0f", suffix="_r0"),
 }
