@@ -62,6 +62,20 @@ ITEMS: list[Item] = [
                  "vm50": _bench_row("bench_env.json", fmt=".0f", family="vm", size=50, workload="First-Fit, batch 1024")},
     ),
     Item(
+        id="bench_public_step",
+        paper="the public gymnax env.step (vmapped, auto-reset) against the internal transition + restart, one XLA "
+              "device, same episodes checked bit for bit first (issue 52 item 0: within 1.1x)",
+        steps=(Step("jaxsched.bench public-step --batch 256 --repeats 7 --out {out}/bench_public_step.json",
+                    quick="--batch 4 --steps 5 --repeats 1 --window 0.05"),),
+        outputs=("bench_public_step.json",),
+        wall_s=96,
+        headline="internal / public steps/s: DeepRM M = 10 {deeprm10}, M = 50 {deeprm50}, VM 50 PMs {vm50}, grid {grid} "
+                 "(above 1: the public step is slower)",
+        numbers={name: _bench_row("bench_public_step.json", "ratio", ".3f", row=row)
+                 for name, row in (("deeprm10", "deeprm-10"), ("deeprm50", "deeprm-50"), ("vm50", "vm-50"),
+                                   ("grid", "grid"))},
+    ),
+    Item(
         id="bench_dispatch",
         paper="one env step per Python call taken apart: XLA:CPU's per-execution cost against the step's own",
         steps=(Step("jaxsched.bench dispatch --sizes 10,20,50 --out {out}/bench_dispatch.json",
