@@ -32,6 +32,18 @@ def _bench_row(file: str, key: str = "ratio", fmt: str = ".1f", **match) -> Numb
     return computed(file, value, fmt)
 
 
+def _sb3_row(root, side: str, cores: int, file: str = "bench_train_sb3.json") -> dict:
+    """The ``side`` ("sb3", "jaxsched") row of a train-sb3 bench file at ``cores``."""
+    rows = [r for r in json_value(root, file, "rows") if r["side"] == side and r["cores"] == cores]
+    if len(rows) != 1:
+        raise NumberError(f"{file}: {len(rows)} {side} rows at {cores} core(s)")
+    return rows[0]
+
+
+def _sb3_ratio(root, cores: int) -> float:
+    return _sb3_row(root, "jaxsched", cores)["decisions_per_s"] / _sb3_row(root, "sb3", cores)["decisions_per_s"]
+
+
 ITEMS: list[Item] = [
     Item(
         id="bench_env",
@@ -74,6 +86,31 @@ ITEMS: list[Item] = [
         numbers={name: _bench_row("bench_public_step.json", "ratio", ".3f", row=row)
                  for name, row in (("deeprm10", "deeprm-10"), ("deeprm50", "deeprm-50"), ("vm50", "vm-50"),
                                    ("grid", "grid"))},
+    ),
+    Item(
+        id="bench_train_sb3",
+        paper="BRACIS'21's own stack: SB3 PPO (torch) on sched-rl-gym's compact env against jaxsched's PPO, same "
+              "scenario and hyper-parameters (configs/mdp_ppo_compact.yaml), decisions/s with the updates, both sides "
+              "pinned to the same cores (issue 52 item 3; goal >= 100x); then jaxsched with one update epoch "
+              "instead of 10 (what the updates cost)",
+        steps=(Step("jaxsched.bench train-sb3 --cores 1,2 --out {out}/bench_train_sb3.json",
+                    quick="--cores 1 --sb3-decisions 1600 --jax-decisions 3200"),
+               Step("jaxsched.bench train-sb3 --rows jaxsched --cores 1 --out {out}/bench_train_sb3_one_epoch.json "
+                    "algo_options.update_epochs=1", quick="--jax-decisions 3200")),
+        outputs=("bench_train_sb3.json", "bench_train_sb3_one_epoch.json"),
+        wall_s=180,
+        headline="jaxsched / SB3 decisions/s with updates: {ratio1}x on one core, {ratio2}x on two (goal 100x); the "
+                 "paper's 3M decisions: {sb3_hours} h SB3 vs {jax_minutes} min jaxsched (one core, extrapolated); "
+                 "one update epoch instead of 10: {one_epoch}x faster jaxsched",
+        numbers={**{f"ratio{cores}": computed("bench_train_sb3.json", functools.partial(_sb3_ratio, cores=cores), ".1f")
+                    for cores in (1, 2)},
+                 "sb3_hours": computed("bench_train_sb3.json", lambda root: _sb3_row(root, "sb3", 1)[
+                     "hours_for_paper_decisions_extrapolated"], ".2f"),
+                 "jax_minutes": computed("bench_train_sb3.json", lambda root: 60 * _sb3_row(root, "jaxsched", 1)[
+                     "hours_for_paper_decisions_extrapolated"], ".1f"),
+                 "one_epoch": computed("bench_train_sb3_one_epoch.json", lambda root: _sb3_row(
+                     root, "jaxsched", 1, "bench_train_sb3_one_epoch.json")["decisions_per_s"] / _sb3_row(
+                     root, "jaxsched", 1)["decisions_per_s"], ".1f")},
     ),
     Item(
         id="bench_dispatch",
