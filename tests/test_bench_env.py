@@ -377,10 +377,13 @@ def test_vector_rows_check_every_copy_then_time_both_sides_per_env_step(capsys):
     (row,) = rows
     assert row["workload"] == vector.VECTOR_WORKLOAD.format(copies=2) and row["copies"] == 2 and row["vector"]
     assert row["cores"]["jaxsched"] == row["cores"]["reference"] == 1 and len(row["load_average"]) == 3
+    split = row["jaxsched_us_per_call"]  # where a call's time went, every part timed
+    assert set(split) == {"policy", "step", "read"} and min(split.values()) > 0
     assert row["ratio"] == pytest.approx(row["jaxsched"]["median"] / row["reference"]["median"])
     assert min(row["reference"]["runs"] + row["jaxsched"]["runs"]) > 0
     page = env_rows.env_markdown(rows, {"load_average": (1.0, 1.0, 1.0)})
     assert "## Vector env, N copies per Python call" in page and "| deeprm | M = 5 | 1.3 | 2 |" in page
+    assert "| policy | env step | read |" in page
 
 
 def test_the_vector_decision_check_refuses_another_policy_another_jobset_and_a_wrong_end():

@@ -399,6 +399,14 @@ def vector_markdown(rows: list[dict]) -> list[str]:
               f"{r['reference']['median']:,.0f} ({r['reference']['min']:,.0f}-{r['reference']['max']:,.0f}) | "
               f"{r['jaxsched']['median']:,.0f} ({r['jaxsched']['min']:,.0f}-{r['jaxsched']['max']:,.0f}) | "
               f"{sides(r)} | {', '.join(f'{x:.2f}' for x in r['load_average'])} | {r['ratio']:.2f}x |" for r in rows]
+    split = [r for r in rows if "jaxsched_us_per_call" in r]
+    if split:
+        lines += ["", "Where a jaxsched call's time goes (us per call, over every timed call: the Python policy reading "
+                      "the batched observation, the jitted step of the N copies, the read of the returned observation):",
+                  "", "| family | size | load | N | policy | env step | read |", "|---|---|---|---:|---:|---:|---:|"]
+        lines += [f"| {r['family']} | {r['size_name']} = {r['size']} | {r['load']} | {r['copies']} | "
+                  + " | ".join(f"{r['jaxsched_us_per_call'][part]:,.0f}" for part in ("policy", "step", "read")) + " |"
+                  for r in split]
     return lines
 
 

@@ -104,17 +104,33 @@ def vector_env(name: str, overrides: dict, instances, index: int, copies: int) -
 
 class VectorTimer:
     """jaxsched's side: ``policy(obs, vec)`` on the batched observation, one ``vec.step`` for all copies,
-    the returned observations summed; ``(env-steps, seconds)`` per window (the clock read every call)."""
+    the returned observations summed; ``(env-steps, seconds)`` per window (the clock read every call).
+    ``split`` adds up the seconds of each part of a call (the Python policy, the env step, the read), so a
+    row can say which part bounds it."""
 
     def __init__(self, vec: JaxschedVectorEnv, policy):
         self.vec, self.policy, self.seen = vec, policy, 0.0
+        self.split, self.calls = {"policy": 0.0, "step": 0.0, "read": 0.0}, 0
         self.obs = vec.reset(seed=0)[0]
         for _ in range(2):  # compile
             self.step()
+        self.split, self.calls = dict.fromkeys(self.split, 0.0), 0  # the compiling calls are not timed
 
     def step(self) -> None:
-        self.obs = self.vec.step(self.policy(self.obs, self.vec))[0]
+        t0 = time.perf_counter()
+        actions = self.policy(self.obs, self.vec)
+        t1 = time.perf_counter()
+        self.obs = self.vec.step(actions)[0]
+        t2 = time.perf_counter()
         self.seen += float(self.obs.sum())
+        t3 = time.perf_counter()
+        for part, seconds in zip(("policy", "step", "read"), (t1 - t0, t2 - t1, t3 - t2)):
+            self.split[part] += seconds
+        self.calls += 1
+
+    def us_per_call(self) -> dict:
+        """Microseconds per call of each part, over every timed call so far."""
+        return {part: 1e6 * seconds / max(self.calls, 1) for part, seconds in self.split.items()}
 
     def __call__(self, window_s: float) -> tuple[int, float]:
         return _calls(self.step, window_s, self.vec.num_envs)
@@ -231,6 +247,8 @@ def _row(family: str, size_name: str, size: int, load, copies: int, reference, j
            **interleave(reference, jaxsched, repeats, window_s),
            "cores": {"jaxsched": 1, "reference": 1, "how": PINNED if _pinned() else "unpinned"},
            "load_average": list(os.getloadavg())}
+    if hasattr(jaxsched, "us_per_call"):  # where a call's time goes (policy, env step, read of the observation)
+        row["jaxsched_us_per_call"] = jaxsched.us_per_call()
     print_row(row)
     return row
 

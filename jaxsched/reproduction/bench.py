@@ -32,6 +32,17 @@ def _bench_row(file: str, key: str = "ratio", fmt: str = ".1f", **match) -> Numb
     return computed(file, value, fmt)
 
 
+def _vector_split(family: str, size: int, part: str) -> Number:
+    """bench_vector_split's microseconds per call of ``part`` (policy, step, read) in the N = 64 row."""
+    def value(root) -> float:
+        rows = [r for r in json_value(root, "bench_vector_split.json", "rows")
+                if r["family"] == family and r["size"] == size and r["copies"] == 64]
+        if len(rows) != 1:
+            raise NumberError(f"bench_vector_split.json: {len(rows)} rows of {family} at {size}, N = 64")
+        return rows[0]["jaxsched_us_per_call"][part]
+    return computed("bench_vector_split.json", value, ",.0f")
+
+
 def _sb3_row(root, side: str, cores: int, file: str = "bench_train_sb3.json") -> dict:
     """The ``side`` ("sb3", "jaxsched") row of a train-sb3 bench file at ``cores``."""
     rows = [r for r in json_value(root, file, "rows") if r["side"] == side and r["cores"] == cores]
@@ -111,6 +122,22 @@ ITEMS: list[Item] = [
                  "one_epoch": computed("bench_train_sb3_one_epoch.json", lambda root: _sb3_row(
                      root, "jaxsched", 1, "bench_train_sb3_one_epoch.json")["decisions_per_s"] / _sb3_row(
                      root, "jaxsched", 1)["decisions_per_s"], ".1f")},
+    ),
+    Item(
+        id="bench_vector_split",
+        paper="the vector-env rows at N = 64 taken apart (issue 52 item 2): what a call of make_vec's env costs in the "
+              "Python policy, the jitted step and the read of the observation, beside the reference",
+        steps=(Step("jaxsched.bench env --family deeprm,compact,vm --vector-only --vector-sizes 64 --loads 1.3 "
+                    "--vector-slots 10,50 --vector-pms 50 --out {out}/bench_vector_split.json",
+                    quick="--vector-sizes 2 --vector-slots 5 --quick"),),
+        outputs=("bench_vector_split.json", "bench_vector_split.md"),
+        wall_s=124,
+        headline="N = 64, us per call (policy / env step / read): DeepRM M = 10 {deeprm10_policy} / {deeprm10_step} / "
+                 "{deeprm10_read}, M = 50 {deeprm50_policy} / {deeprm50_step} / {deeprm50_read}; VM 50 PMs "
+                 "{vm50_policy} / {vm50_step} / {vm50_read}",
+        numbers={f"{family}{size}_{part}": _vector_split(family, size, part)
+                 for family, size in (("deeprm", 10), ("deeprm", 50), ("compact", 10), ("vm", 50))
+                 for part in ("policy", "step", "read")},
     ),
     Item(
         id="bench_dispatch",
