@@ -42,6 +42,7 @@ def trace_policy_numbers(name: str, agents_finish: bool = True) -> dict[str, Num
     numbers["f1_easy_wait"] = at(file, "policies/f1+easy/mean_wait_s", ".0f")
     numbers["greedy_below_f1_easy"] = computed(file, lambda root: _seeds_below(root, name, "f1+easy"), ".0f")
     numbers["jobs"] = computed(file, lambda root: _every_row_finished(root, name, agents_finish), ".0f")
+    numbers["best_rule"] = Number(file, lambda root: "{} {:.3f}".format(*_best_rule(root, name)))
     if not agents_finish:
         for kind, suffix in (("greedy", ""), ("sampled", "-sampled")):
             numbers[f"{kind}_finished"] = Number(file, lambda root, x=suffix: "{}/{}".format(
@@ -49,6 +50,16 @@ def trace_policy_numbers(name: str, agents_finish: bool = True) -> dict[str, Num
             numbers[f"{kind}_all_seeds"] = Number(file, lambda root, x=suffix: "{}/{}".format(
                 *_ppo_seeds_finishing(root, name, x)))
     return numbers
+
+
+def _best_rule(root, name: str) -> tuple[str, float]:
+    """The deployable rule (every heuristic row but the run-time oracle ``sjf-actual``) with the lowest held-out mean
+    bounded slowdown, and that value."""
+    policies = json_value(root, f"{name}/eval.json", "policies")
+    rules = {key: row["mean_bounded_slowdown"] for key, row in policies.items()
+             if not key.startswith(("ppo-", "synthetic:")) and key != "sjf-actual"}
+    best = min(rules, key=rules.get)
+    return best, rules[best]
 
 
 def _seeds_below(root, name: str, rule: str) -> int:
@@ -87,22 +98,25 @@ SYNTHETIC_AGENTS = ("bracis7-ppo-6m", "bracis3-ppo-12m")  # the shipped MDP-desi
 
 def trace_policy_item(name: str, trace: str, label: str, wall_s: float, ablation: str = "",
                       iterations: int | None = None, synthetic: bool = True, agents_finish: bool = True,
-                      seeds: int = 5) -> Item:
+                      seeds: int = 5, window: int | None = None) -> Item:
     """A trace_policy study; ``ablation`` names a configs/studies/trace_ppo_compact_<ablation>.yaml that differs
     from the study's config in one choice, run with the shipped synthetic agents beside it unless ``synthetic``
     is false (an ablation whose state they cannot read: another number of slots); ``iterations`` (the budget
-    ablation) trains the study's config for another number of iterations than its 500; ``seeds`` 0 .. seeds - 1."""
+    ablation) trains the study's config for another number of iterations than its 500; ``seeds`` 0 .. seeds - 1;
+    ``window``: jobs per window instead of the config's 64 (training and held-out windows alike)."""
     options = "--seeds " + ",".join(map(str, range(seeds))) + (f" --iterations {iterations}" if iterations else "")
+    options += f" --window {window}" if window else ""
     numbers = trace_policy_numbers(name, agents_finish)
     headline = ("{seeds} seeds, held-out mean bounded slowdown: PPO greedy IQM {greedy} {greedy_ci}, sampled "
-                "{sampled} {sampled_ci}; best rule F1 + EASY {f1_easy} (F1 {f1}), SJF by requested time + EASY "
-                "{sjf_requested_easy}, FCFS + EASY {easy}; every rule and PPO row finished {jobs}/{jobs} jobs")
+                "{sampled} {sampled_ci}; best deployable rule {best_rule}; F1 + EASY {f1_easy} (F1 {f1}), SJF by "
+                "requested time + EASY {sjf_requested_easy}, FCFS + EASY {easy}; every rule and PPO row finished "
+                "{jobs}/{jobs} jobs")
     if not agents_finish:  # PPO rows that leave jobs unfinished: their means are quoted beside finished / jobs
         headline = ("{seeds} seeds, held-out mean bounded slowdown over the jobs each row finished: PPO greedy IQM "
                     "{greedy} {greedy_ci} with {greedy_finished} jobs finished ({greedy_all_seeds} seeds finish "
                     "all), sampled {sampled} {sampled_ci} with {sampled_finished} ({sampled_all_seeds} seeds); "
-                    "not ranked where jobs are left; best rule F1 + EASY {f1_easy} (F1 {f1}), SJF by requested "
-                    "time + EASY {sjf_requested_easy}; every rule finished {jobs}/{jobs} jobs")
+                    "not ranked where jobs are left; best deployable rule {best_rule}; F1 + EASY {f1_easy} (F1 "
+                    "{f1}), SJF by requested time + EASY {sjf_requested_easy}; every rule finished {jobs}/{jobs} jobs")
     if ablation:
         options += f" --config configs/studies/trace_ppo_compact_{ablation}.yaml"
     if ablation and synthetic:
@@ -119,7 +133,9 @@ def trace_policy_item(name: str, trace: str, label: str, wall_s: float, ablation
         paper=f"issue 53: PPO (compact state) trained on the first 70% of {label}'s jobs, evaluated on the later "
               "disjoint windows beside the rules sites deploy (RLScheduler's protocol)"
               + (f"; ablation '{ablation}' of the study's config" if ablation else "")
-              + (f"; budget ablation: {iterations} iterations instead of 500" if iterations else ""),
+              + (f"; budget ablation: {iterations} iterations instead of 500" if iterations else "")
+              + (f"; windows of {window} jobs instead of 64 (more, shorter training windows; the rules evaluated "
+                 "on the same held-out windows)" if window else ""),
         steps=(Step(f"jaxsched.studies.trace_policy --trace {trace} --out {{out}}/{name} {options}",
                     quick="--quick"),),
         outputs=(f"{name}/report.md", f"{name}/eval.json", f"{name}/learning_curve.png"),
@@ -163,4 +179,6 @@ ITEMS: list[Item] = [
                       "slotnet_idle", synthetic=False),
     trace_policy_item("trace_policy_ctc_slotnet_idle_it100", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt", 282,
                       "slotnet_idle", iterations=100, synthetic=False),
+    trace_policy_item("trace_policy_ctc_slotnet_idle_w32_it100", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt",
+                      248, "slotnet_idle", iterations=100, synthetic=False, window=32),
 ]
