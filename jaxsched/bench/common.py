@@ -125,11 +125,16 @@ def plural(count: int, word: str) -> str:
 COMPACT_JOBS = "different jobs on each side (same distribution, two generators)"
 
 
+def row_cores(row: dict) -> dict:
+    """An env row's ``cores``; a row written before they were recorded had jaxsched on its devices and the
+    reference on one core."""
+    return row.get("cores", {"jaxsched": int(row.get("devices", 1)), "reference": 1})
+
+
 def sides(row: dict) -> str:
-    """What each side of an env row ran on, and whether they drew the same jobs: the ratio's terms. A row
-    without ``cores`` (files written before the reference ran on as many cores) had the reference on one."""
+    """What each side of an env row ran on, and whether they drew the same jobs: the ratio's terms."""
     devices = int(row.get("devices", 1))
-    cores = row.get("cores", {"jaxsched": devices, "reference": 1})
+    cores = row_cores(row)
     reference = int(cores["reference"])
     text = (f"jaxsched {plural(int(cores['jaxsched']), 'core')} ({plural(devices, 'XLA:CPU device')}) vs reference "
             f"{plural(reference, 'core')} ({plural(reference, 'Python process')}"

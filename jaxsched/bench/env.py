@@ -21,7 +21,7 @@ from jax.sharding import NamedSharding, PartitionSpec
 from jaxsched.baselines.vm import first_fit
 from jaxsched.bench.common import (COMPACT_JOBS, PINNED, check_deeprm_schedules, check_vm_placements,
                                    check_vmagent_rows, hardware, interleave, make_public_scan, markdown_page,
-                                   over_devices, plural, print_row, sides, spread)
+                                   over_devices, print_row, row_cores, sides, spread)
 from jaxsched.bench.reference import (CompactReference, DeepRMReference, ForkedTimer, ReferenceMissing, VmReference,
                                       check_reference, dense_sequences, how_to_get, load_vmagent, timed_loop,
                                       write_vmagent_events)
@@ -343,16 +343,12 @@ def env_summary(rows: list[dict]) -> list[str]:
     lines = []
     for family in dict.fromkeys(r["family"] for r in rows):
         parts = [f"{r['size_name']}={r['size']} load {r['load']} {r['workload']}: {r['ratio']:.2f}x "
-                 f"(cores jaxsched {_cores(r)['jaxsched']} vs reference {_cores(r)['reference']}"
+                 f"(cores jaxsched {row_cores(r)['jaxsched']} vs reference {row_cores(r)['reference']}"
                  f"{', load average %.1f' % r['load_average'][0] if 'load_average' in r else ''})"
                  for r in rows if r["family"] == family]
         lines.append(f"{family} jaxsched / reference (medians"
                      + (f"; {COMPACT_JOBS}" if family == "compact" else "") + "): " + "; ".join(parts))
     return lines
-
-
-def _cores(row: dict) -> dict:
-    return row.get("cores", {"jaxsched": int(row.get("devices", 1)), "reference": 1})
 
 
 def write_env_results(rows: list[dict], meta: dict, out: Path) -> None:

@@ -181,4 +181,6 @@ ITEMS: list[Item] = [
                       "slotnet_idle", iterations=100, synthetic=False),
     trace_policy_item("trace_policy_ctc_slotnet_idle_w32_it100", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt",
                       248, "slotnet_idle", iterations=100, synthetic=False, window=32),
+    trace_policy_item("trace_policy_ctc_slotnet_idle_w32", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt",
+                      1200, "slotnet_idle", synthetic=False, window=32),
 ]
