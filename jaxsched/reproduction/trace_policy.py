@@ -43,6 +43,8 @@ def trace_policy_numbers(name: str, agents_finish: bool = True) -> dict[str, Num
     numbers["greedy_below_f1_easy"] = computed(file, lambda root: _seeds_below(root, name, "f1+easy"), ".0f")
     numbers["jobs"] = computed(file, lambda root: _every_row_finished(root, name, agents_finish), ".0f")
     numbers["best_rule"] = Number(file, lambda root: "{} {:.3f}".format(*_best_rule(root, name)))
+    numbers["greedy_below_best_rule"] = computed(file, lambda root: _seeds_below(root, name, _best_rule(root, name)[0]),
+                                                 ".0f")
     if not agents_finish:
         for kind, suffix in (("greedy", ""), ("sampled", "-sampled")):
             numbers[f"{kind}_finished"] = Number(file, lambda root, x=suffix: "{}/{}".format(
@@ -182,5 +184,5 @@ ITEMS: list[Item] = [
     trace_policy_item("trace_policy_ctc_slotnet_idle_w32_it100", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt",
                       248, "slotnet_idle", iterations=100, synthetic=False, window=32),
     trace_policy_item("trace_policy_ctc_slotnet_idle_w32", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt",
-                      1200, "slotnet_idle", synthetic=False, window=32),
+                      1071, "slotnet_idle", synthetic=False, window=32),
 ]
