@@ -185,4 +185,6 @@ ITEMS: list[Item] = [
                       248, "slotnet_idle", iterations=100, synthetic=False, window=32),
     trace_policy_item("trace_policy_ctc_slotnet_idle_w32", "dataset:ctc-sp2-first969", "the CTC SP2 excerpt",
                       1071, "slotnet_idle", synthetic=False, window=32),
+    trace_policy_item("trace_policy_lublin_slotnet_idle_w32", "dataset:lublin-256", "the Lublin-256 trace",
+                      645, "slotnet_idle", synthetic=False, window=32),
 ]
