@@ -22,33 +22,33 @@ def _call_ratios(root) -> list[float]:
             if r["family"] in ("deeprm", "vm") and r["workload"].endswith("one step per Python call")]
 
 
+def _one_row(root, file: str, **match) -> dict:
+    """The one row of a bench file's ``rows`` whose columns equal ``match`` (an error names the file otherwise)."""
+    rows = [r for r in json_value(root, file, "rows") if all(r.get(k) == v for k, v in match.items())]
+    if len(rows) != 1:
+        raise NumberError(f"{file}: {len(rows)} rows with {match}")
+    return rows[0]
+
+
 def _bench_row(file: str, key: str = "ratio", fmt: str = ".1f", **match) -> Number:
-    """``key`` of the one row of ``file``'s ``rows`` whose columns equal ``match`` (a bench file)."""
+    """``key`` (``a/b`` reads a nested field) of the one row of ``file``'s ``rows`` whose columns equal ``match``."""
     def value(root) -> float:
-        rows = [r for r in json_value(root, file, "rows") if all(r.get(k) == v for k, v in match.items())]
-        if len(rows) != 1:
-            raise NumberError(f"{file}: {len(rows)} rows with {match}")
-        return float(rows[0][key])
+        field = _one_row(root, file, **match)
+        for part in key.split("/"):
+            field = field[part]
+        return float(field)
     return computed(file, value, fmt)
 
 
 def _vector_split(family: str, size: int, part: str) -> Number:
     """bench_vector_split's microseconds per call of ``part`` (policy, step, read) in the N = 64 row."""
-    def value(root) -> float:
-        rows = [r for r in json_value(root, "bench_vector_split.json", "rows")
-                if r["family"] == family and r["size"] == size and r["copies"] == 64]
-        if len(rows) != 1:
-            raise NumberError(f"bench_vector_split.json: {len(rows)} rows of {family} at {size}, N = 64")
-        return rows[0]["jaxsched_us_per_call"][part]
-    return computed("bench_vector_split.json", value, ",.0f")
+    return _bench_row("bench_vector_split.json", f"jaxsched_us_per_call/{part}", ",.0f", family=family, size=size,
+                      copies=64)
 
 
 def _sb3_row(root, side: str, cores: int, file: str = "bench_train_sb3.json") -> dict:
     """The ``side`` ("sb3", "jaxsched") row of a train-sb3 bench file at ``cores``."""
-    rows = [r for r in json_value(root, file, "rows") if r["side"] == side and r["cores"] == cores]
-    if len(rows) != 1:
-        raise NumberError(f"{file}: {len(rows)} {side} rows at {cores} core(s)")
-    return rows[0]
+    return _one_row(root, file, side=side, cores=cores)
 
 
 def _sb3_ratio(root, cores: int) -> float:

@@ -114,7 +114,8 @@ ITEMS: list[Item] = [
                     "--option num_cores=256 --option num_jobs=2000 --option exclude=200 "
                     "--skip-elastic --out {out}/grid_lublin",
                     quick="--episodes 1 --option num_jobs=200 --option exclude=20"),),
-        outputs=("grid_lublin/grid_tables.json", "grid_lublin/grid_tables.md", "grid_lublin/grid_fairness.png"),
+        outputs=("grid_lublin/grid_tables.json", "grid_lublin/grid_tables.md", "grid_lublin/grid_fairness.png",
+                 "grid_lublin/grid_W_icdf.png", "grid_lublin/grid_wait_cdf.png"),
         wall_s=14,
         headline="W int: FIFO {fifo}, EDF {edf}, SJF {sjf}, fair-share {fairshare}",
         numbers={policy: at("grid_lublin/grid_tables.json", f"rigid/{policy}/interactive_W_mean")
