@@ -70,6 +70,8 @@ class TrainConfig:
     checkpoint_minutes: float = 2.0  # also save after a chunk when this many minutes passed since the last
     # save (a killed run loses at most that much); 0: by checkpoint_every only. Saves fall on chunk
     # boundaries, which are multiples of chunk from iteration 0, so resumes replay the same chunks
+    keep_every: int = 0  # also keep, past the newest 3, every checkpoint at a multiple of this many iterations (a
+    # multiple of checkpoint_every), to choose among them afterwards (trace_policy's validation windows); 0: none
     eval_jobsets: int = 20  # held-out jobsets for the final evaluation; 0 skips it (evaluate the checkpoints apart)
     eval_seed: int = 99991
     baselines: list[str] | None = None  # heuristics in the held-out evaluation; null: the family's default
@@ -95,6 +97,9 @@ class TrainConfig:
         if not self.checkpoint_minutes >= 0:
             raise ValueError(f"checkpoint_minutes must be >= 0 (0: by checkpoint_every only), "
                              f"got {self.checkpoint_minutes}")
+        if self.keep_every < 0 or self.keep_every % self.checkpoint_every:
+            raise ValueError(f"keep_every ({self.keep_every}) must be 0 (off) or a multiple of checkpoint_every "
+                             f"({self.checkpoint_every}), where checkpoints are saved")
         if self.eval_jobsets < 0:
             raise ValueError("eval_jobsets must be >= 0 (0 skips the held-out evaluation)")
         if self.checkpoint_every % self.chunk:
@@ -348,7 +353,7 @@ def _train(config: TrainConfig, out: Path, resume: bool, log, from_step: int | N
         check_same_config(to_dict(train_config(read_run_config(out))), resolved, out)
     elif (out / "config.json").exists():
         raise CheckpointError(f"{out} already holds a run; use --resume {out} or another --out")
-    with Checkpointer(out) as checkpointer:  # closed on every path: an open one leaves orbax's threads behind
+    with Checkpointer(out, keep_period=config.keep_every or None) as checkpointer:  # closed on every path: an open one leaves orbax's threads behind
         if resume:
             states = checkpointer.restore(experiment.state_template(), step=from_step, log=log)
             start = int(states.iteration[0])

@@ -11,10 +11,13 @@ import pytest
 import yaml
 
 from jaxsched import pretrained, registry
+from jaxsched.core.rollout import make_evaluator
 from jaxsched.core.runs import read_run_config
 from jaxsched.core.unfinished import marked
+from jaxsched.envs.deeprm.metrics import job_table
+from jaxsched.experiment import load_policy
 from jaxsched.studies.swf_eval import ranking
-from jaxsched.studies.trace_policy import DEFAULT_CONFIG, family_registered, load_synthetic, main
+from jaxsched.studies.trace_policy import DEFAULT_CONFIG, family_registered, held_out_stats, load_synthetic, main
 
 SYNTHETIC = "bracis7-ppo-6m"  # the MDP-design agent trained on bracis-7's generated jobs
 TINY = {"iterations": 2, "chunk": 2, "checkpoint_every": 2,
@@ -173,3 +176,63 @@ def test_a_run_directory_gives_one_agent_per_seed(study):
         (agent,) = load_synthetic([str(out / "run")], variant)
     assert agent.name == "synthetic:run-s0" and agent.seed == 0 and agent.backlog_scale == 1.0
     assert agent.env_name == "swf-compact windows of dataset:ctc-sp2-first969" and agent.notes == ()
+
+
+@pytest.fixture(scope="module")
+def validated(tmp_path_factory):
+    """A tiny run whose checkpoints are chosen on validation windows (the last 10% of the training part):
+    8 iterations, every 2nd checkpoint kept, two seeds."""
+    root = tmp_path_factory.mktemp("trace_policy_validation")
+    config = yaml.safe_load(DEFAULT_CONFIG.read_text())
+    config.update(TINY, iterations=8, keep_every=2)
+    config["algo_options"] = {**config["algo_options"], **TINY["algo_options"]}
+    config["env_options"] = {**config["env_options"], "validation_fraction": 0.1}
+    (root / "tiny.yaml").write_text(yaml.safe_dump(config))
+    out = root / "out"
+    assert main(["--trace", "dataset:ctc-sp2-first969", "--out", str(out), "--config", str(root / "tiny.yaml"),
+                 "--window", "32", "--policies", "fcfs", "--episodes", "1", "--seeds", "0,1"]) == 0
+    return out
+
+
+def test_validation_windows_lie_between_training_and_held_out(validated):
+    result = json.loads((validated / "eval.json").read_text())
+    facts, validation = result["trace_facts"], result["validation"]
+    assert facts["training"]["job_index"][1] == facts["validation"]["job_index"][0]
+    assert facts["training"]["submit_s"][1] < facts["split"]["validation_submit_s"] <= facts["validation"]["submit_s"][0]
+    assert min(validation["window_starts"]) >= facts["validation"]["job_index"][0]
+    assert max(validation["window_starts"]) + 32 <= facts["validation"]["job_index"][1] \
+        <= min(result["instances"]["evaluation"]["window_starts"])
+    assert validation["windows"] == facts["validation"]["windows"] == len(validation["window_starts"]) > 0
+    assert result["instances"]["training"]["job_index"] == facts["training"]["job_index"]
+
+
+def test_each_seed_takes_its_best_kept_checkpoint_on_validation(validated):
+    """Every 2nd checkpoint is kept (beyond the newest 3), each seed's row is the one with the lowest
+    validation score, and the held-out row is that checkpoint's greedy policy (the last one beside it)."""
+    result = json.loads((validated / "eval.json").read_text())
+    validation, policies = result["validation"], result["policies"]
+    assert validation["checkpoints"] == [2, 4, 6, 8]
+    for seed in ("0", "1"):
+        scores = {int(k): v for k, v in validation["scores"][seed].items()}
+        best = min(scores.values())
+        assert validation["chosen_iteration"][seed] == max(k for k, v in scores.items() if v == best)
+        assert f"iteration {validation['chosen_iteration'][seed]} chosen" in policies[f"ppo-s{seed}"]["label"]
+        assert policies[f"ppo-s{seed}-last"]["label"].endswith("(iteration 8)")
+    with family_registered():
+        variant = registry.build("swf-compact", **read_run_config(validated / "run")["env_options"])
+        step = validation["chosen_iteration"]["1"]
+        policy, _, _ = load_policy(validated / "run", greedy=True, seed_index=1, step=step)
+        batched, _ = variant.held_out()
+        table = job_table(make_evaluator(variant.env, policy)(batched, jax.random.PRNGKey(99991)))
+    stats = held_out_stats(table, batched, variant.quantum)
+    assert stats["mean_bounded_slowdown"] == policies["ppo-s1"]["mean_bounded_slowdown"]
+
+
+def test_validation_without_kept_checkpoints_is_refused(tmp_path, capsys):
+    config = yaml.safe_load(DEFAULT_CONFIG.read_text())
+    config["env_options"] = {**config["env_options"], "validation_fraction": 0.1}
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(config))
+    assert main(["--trace", "dataset:ctc-sp2-first969", "--out", str(tmp_path / "o"), "--config",
+                 str(tmp_path / "c.yaml"), "--window", "32"]) == 2
+    assert "keep_every" in capsys.readouterr().err
+    assert not (tmp_path / "o" / "run").exists()

@@ -80,8 +80,27 @@ def test_a_trace_without_requested_times_says_so():
     np.testing.assert_array_equal(jobs.requested, jobs.duration)
 
 
+def test_validation_windows_are_cut_from_the_end_of_the_training_part(ctc):
+    """The held-out part stays as it is; training windows are drawn only before the validation part."""
+    split = tw.build(trace=CTC, window=32, validation_fraction=0.1)
+    jobs, facts = split.jobs, split.facts
+    assert jobs.num_train == ctc.jobs.num_train and np.array_equal(split.held_out_starts(), ctc.held_out_starts())
+    assert jobs.num_fit == facts["training"]["job_index"][1] == facts["validation"]["job_index"][0]
+    assert facts["validation"]["job_index"][1] == jobs.num_train and facts["disjoint"] is True
+    batched, info = split.validation()
+    assert info["windows"] == split.num_validation == (jobs.num_train - jobs.num_fit) // 32 > 0
+    assert min(info["window_starts"]) == jobs.num_fit and max(info["window_starts"]) + 32 <= jobs.num_train
+    first = float(batched.jobset.submit_s.min())
+    assert first == facts["split"]["validation_submit_s"]
+    drawn = jax.jit(lambda key: split.sample_params(key, 256))(jax.random.PRNGKey(0))
+    assert float(drawn.jobset.submit_s.max()) < first
+    assert ctc.num_validation == 0 and "validation" not in ctc.facts
+
+
 @pytest.mark.parametrize("options, message", [
     (dict(train_fraction=1.5), "train_fraction must lie in"), (dict(window=900), "at least window=900"),
+    (dict(validation_fraction=0.7), "validation_fraction must lie in"),
+    (dict(validation_fraction=0.01), "validation jobs at validation_fraction=0.01"),
     (dict(runtime_model="oracle"), "unknown runtime_model"), (dict(bogus=1), "unknown option")])
 def test_bad_options_are_refused_in_one_line(options, message):
     with pytest.raises((InputError, ValueError), match=message):

@@ -182,6 +182,7 @@ def test_nan_stops_and_keeps_last_good_checkpoint(tmp_path, monkeypatch, capsys)
     ({"ppo": {"lr": 1e-3}}, "options for 'ppo' given, but algo is 'reinforce'"),
     ({"env_options": {"num_slotz": 3}}, "unknown option(s) num_slotz"),
     ({"chunk": 3, "checkpoint_every": 4}, "multiple of chunk"),
+    ({"chunk": 2, "checkpoint_every": 4, "keep_every": 6}, "keep_every (6) must be 0 (off) or a multiple of"),
     ({"algo": "nope"}, "unknown algo"),
 ])
 def test_config_errors_are_clear(values, message, tmp_path, capsys):

@@ -55,18 +55,19 @@ def _warn(message: str) -> None:
 
 
 class Checkpointer:
-    """Keeps the last ``max_to_keep`` train states of a run under ``run_dir/checkpoints``.
+    """Keeps the last ``max_to_keep`` train states of a run under ``run_dir/checkpoints`` (and, with
+    ``keep_period``, every one whose step is a multiple of it).
 
     Each saved step is sealed with a checksum manifest (:mod:`jaxsched.core.checkpoint_manifest`), so
     that damage (a truncated or zeroed file) is found before orbax reads the files; a restore without
     a step falls back to the newest intact checkpoint, with a one-line warning naming the damaged ones."""
 
-    def __init__(self, run_dir: Path, max_to_keep: int = 3):
+    def __init__(self, run_dir: Path, max_to_keep: int = 3, keep_period: int | None = None):
         self.run_dir = Path(run_dir).resolve()
         self.directory = self.run_dir / "checkpoints"
         self.manager = ocp.CheckpointManager(
             self.directory, item_handlers=ocp.StandardCheckpointHandler(),
-            options=ocp.CheckpointManagerOptions(max_to_keep=max_to_keep, create=True))
+            options=ocp.CheckpointManagerOptions(max_to_keep=max_to_keep, keep_period=keep_period, create=True))
 
     def __enter__(self) -> "Checkpointer":
         return self

@@ -46,6 +46,7 @@ from jaxsched.baselines.hpc import LABELS
 from jaxsched.core.eval_curve import read_training_curve
 from jaxsched.core.plotting import learning_curve
 from jaxsched.core.rollout import make_evaluator
+from jaxsched.core.runs import Checkpointer
 from jaxsched.core.unfinished import LEGEND, leaves_unfinished, marked
 from jaxsched.envs.deeprm import trace_windows
 from jaxsched.envs.deeprm.metrics import bounded_slowdown, job_table
@@ -58,7 +59,7 @@ DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "studies" / "
 DEFAULT_POLICIES = ("fcfs", "easy", "sjf-requested", "sjf-requested+easy", "sjf-actual", "wfp3", "wfp3+easy",
                     "unicep", "unicep+easy", "f1", "f1+easy")
 # --quick: a few iterations of a small batch, to check the whole pipeline in minutes on a CPU
-QUICK = ("iterations=20", "chunk=10", "checkpoint_every=10", "algo_options.num_envs=8", "algo_options.num_steps=32",
+QUICK = ("iterations=20", "chunk=10", "checkpoint_every=10", "keep_every=10", "algo_options.num_envs=8", "algo_options.num_steps=32",
          "algo_options.minibatch_size=64", "algo_options.update_epochs=4")
 AGENT = "ppo"
 SYNTHETIC = "synthetic"  # the row-name prefix of the synthetic-trained agents (--synthetic)
@@ -210,6 +211,41 @@ def evaluate_synthetic(agents: list[SyntheticAgent], variants: dict, episodes: i
     return tables, labels, described
 
 
+def choose_on_validation(experiment, run_dir: Path, variant, key) -> tuple[list, dict]:
+    """Per seed, the kept checkpoint (every ``keep_every`` iterations) whose greedy policy has the lowest
+    mean bounded slowdown on the validation windows, a policy that leaves a validation job unfinished
+    never chosen (ties: the later checkpoint). Returns each seed's chosen params and what eval.json
+    records: the windows, every checkpoint's score and the choice."""
+    config = experiment.config
+    batched, windows = variant.validation()
+    with Checkpointer(run_dir) as checkpointer:
+        steps = [step for step in checkpointer.steps() if step % config.keep_every == 0]
+        if not steps:
+            raise CheckpointError(f"{run_dir}: no checkpoint at a multiple of keep_every={config.keep_every}")
+        scores = {seed: {} for seed in config.seeds}
+        chosen = {}
+        for step in steps:
+            states = checkpointer.restore(experiment.state_template(), step=step)
+            for index, seed in enumerate(config.seeds):
+                params = jax.tree.map(lambda x: x[index], states.params)
+                policy = trained_policies(experiment, params, True)
+                stats = held_out_stats(job_table(make_evaluator(variant.env, policy)(batched, key)), batched,
+                                       variant.quantum)
+                score = float("inf") if stats["leaves_unfinished"] else stats["mean_bounded_slowdown"]
+                scores[seed][step] = score
+                if seed not in chosen or score <= chosen[seed][0]:
+                    chosen[seed] = (score, step, params)
+    print("chosen on the validation windows: " + ", ".join(f"seed {seed} iteration {chosen[seed][1]} "
+                                                           f"({chosen[seed][0]:.3f})" for seed in config.seeds))
+    record = {"windows": windows["windows"], "window_starts": windows["window_starts"],
+              "rule": "per seed, the kept checkpoint whose greedy policy has the lowest mean bounded slowdown on the "
+                      "validation windows (one leaving a job unfinished never chosen; ties: the later one)",
+              "keep_every": config.keep_every, "checkpoints": steps, "scores": {str(seed): {str(k): v for k, v in row.items()}
+                                               for seed, row in scores.items()},
+              "chosen_iteration": {str(seed): chosen[seed][1] for seed in config.seeds}}
+    return [chosen[seed][2] for seed in config.seeds], record
+
+
 def _switch_policy(branches: tuple, index, key, obs):
     return jax.lax.switch(index, branches, key, obs)
 
@@ -296,6 +332,13 @@ def markdown(result: dict) -> str:
              f"submitted {train_part['submit_s'][0]}-{train_part['submit_s'][1]} s), held-out jobs "
              f"{held['job_ids'][0]}-{held['job_ids'][1]} ({held['windows']} windows = {held['jobs_used']} jobs, "
              f"{held['jobs_unused_at_end']} left over at the end). Disjoint: {str(facts['disjoint']).lower()}.", "",
+             *([f"Validation jobs {facts['validation']['job_ids'][0]}-{facts['validation']['job_ids'][1]} (the last "
+                f"{split['validation_fraction']:.0%} of the jobs before the split, {facts['validation']['windows']} "
+                "windows) are neither trained on nor held out: each seed's greedy policy is taken from the checkpoint "
+                "(every " + str(result['validation']['keep_every']) + " iterations) with the lowest mean bounded "
+                "slowdown there, iterations " + ", ".join(f"{v} (seed {k})" for k, v in
+                                                          result['validation']['chosen_iteration'].items())
+                + "; rows `-last` are the last checkpoint of the same run.", ""] if result.get("validation") else []),
              f"PPO: {training['iterations']} iterations, {training['decisions']:,} decisions per seed, seeds "
              f"{', '.join(map(str, training['seeds']))}, {training['wall_s']:.0f} s of training (all seeds, compilation "
              f"included){' (--quick: a pipeline check, not a result)' if result['quick'] else ''}.",
@@ -334,6 +377,9 @@ def run_study(args) -> dict:
     with family_registered():
         variant = registry.build(trace_windows.NAME, **env_options)  # input errors before any training
         variant.check_baselines(names)
+        if variant.num_validation and not config.keep_every:
+            raise UsageError(f"{args.config}: validation windows (env_options.validation_fraction) choose among kept "
+                             "checkpoints; set keep_every (e.g. to checkpoint_every)")
         specs = [n.strip() for n in (args.synthetic or "").split(",") if n.strip()]
         synthetic = load_synthetic(specs, variant)  # layout errors before any training
         variants = stepping_variants(synthetic, env_options, variant)
@@ -346,17 +392,28 @@ def run_study(args) -> dict:
     batched, held = variant.held_out()
     starts = variant.held_out_starts()
     key = jax.random.PRNGKey(config.eval_seed)
+    last = [jax.tree.map(lambda x, i=index: x[i], states.params) for index in range(len(config.seeds))]
+    validation = None
+    if variant.num_validation:
+        print(f"choosing each seed's checkpoint on {variant.num_validation} validation windows...")
+        chosen, validation = choose_on_validation(experiment, out / "run", variant, key)
     print(f"evaluating {len(names)} heuristics and the trained policies on {held['windows']} held-out windows...")
     tables = evaluate_heuristics(variant, names, batched, key)
     labels = dict(LABELS)
     for index, seed in enumerate(config.seeds):  # every seed's policy; one compilation serves them all
-        params = jax.tree.map(lambda x: x[index], states.params)
+        params = chosen[index] if validation else last[index]
+        which = (f", checkpoint of iteration {validation['chosen_iteration'][str(seed)]} chosen on the validation "
+                 "windows") if validation else ""
         greedy, sampled = agent_names(seed)
         tables[greedy] = job_table(make_evaluator(variant.env, trained_policies(experiment, params, True))(batched, key))
         tables[sampled] = job_table(make_evaluator(variant.env, trained_policies(experiment, params, False),
                                                    args.episodes)(batched, key))
-        labels |= {greedy: f"PPO seed {seed}, greedy", sampled: f"PPO seed {seed}, sampled, {args.episodes} "
-                                                                 "episodes per window"}
+        labels |= {greedy: f"PPO seed {seed}, greedy{which}",
+                   sampled: f"PPO seed {seed}, sampled, {args.episodes} episodes per window{which}"}
+        if validation:  # beside it, the last checkpoint of the same run: what the choice changed
+            policy = trained_policies(experiment, last[index], True)
+            tables[f"{greedy}-last"] = job_table(make_evaluator(variant.env, policy)(batched, key))
+            labels[f"{greedy}-last"] = f"PPO seed {seed}, greedy, last checkpoint (iteration {config.iterations})"
     trained = set(tables) - set(names)
     if synthetic:
         print(f"evaluating {len(synthetic)} synthetic-trained agent(s) on the same windows...")
@@ -379,6 +436,7 @@ def run_study(args) -> dict:
                             "disjoint": facts["disjoint"] and bool(starts.min() >= variant.jobs.num_train)},
               "training": {"config": str(out / "run" / "config.json"), "iterations": config.iterations,
                            "seeds": config.seeds, "decisions": metrics_decisions, "wall_s": round(wall_s, 1)},
+              "validation": validation,
               "synthetic": described, "quick": bool(args.quick), "legend": LEGEND, "policies": policies}
     out.mkdir(parents=True, exist_ok=True)
     (out / "eval.json").write_text(json.dumps(result, indent=1))

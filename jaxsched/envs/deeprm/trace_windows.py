@@ -5,7 +5,10 @@ than the cluster dropped and counted) are split at a submit time: the jobs befor
 first 70% of them) are the *training* part, the rest the *held-out* part. Training instances are
 windows of ``window`` consecutive training jobs starting anywhere in that part, cut inside ``jit``
 (:meth:`TraceWindows.sample_params`); held-out instances tile the held-out part with consecutive,
-non-overlapping windows. No window straddles the split.
+non-overlapping windows. No window straddles the split. With ``validation_fraction`` > 0 the last
+jobs of the training part (that share of all kept jobs, split again at a submit time) are kept out of
+the training windows and tiled into *validation* windows instead: a learner may choose among its
+checkpoints there without touching the held-out part.
 
 The environment is the MDP-design compact env (:class:`~jaxsched.envs.deeprm.env.DeepRM` with the
 "bracis" state, fits-now allocation) on a processor-only cluster of the trace's size, with one
@@ -44,7 +47,7 @@ VARIANTS: dict[str, dict] = {NAME: dict(
     trace="dataset:ctc-sp2-first969", window=64, quantum=600.0, train_fraction=0.7, num_procs=None,
     runtime_model="requested", observation="bracis", stepping="event", reward="slowdown", reward_jobs="all",
     num_slots=10, horizon=20, time_limit=100, seconds_features=False, reward_seconds=False,
-    start_when_idle=False)}
+    start_when_idle=False, validation_fraction=0.0)}
 # ``seconds_features``: the bracis state shows job lengths on the step grid (``quantum`` seconds a step), so
 # every job shorter than a step looks alike; the rules sites deploy read seconds. True appends, per slot,
 # log(1 + requested seconds) and log(1 + waited seconds) over log(1 + SECONDS_SCALE) (0 for an empty slot).
@@ -187,6 +190,7 @@ class TraceJobs:
     requested_s: np.ndarray  # int64[N]
     run_s: np.ndarray  # int64[N]
     num_train: int  # jobs [0, num_train) are the training part, [num_train, N) the held-out part
+    num_fit: int  # training windows lie in [0, num_fit); [num_fit, num_train) is the validation part (may be empty)
     facts: dict  # what eval.json records: cluster, dropped jobs, split, requested times
 
 
@@ -205,14 +209,23 @@ def _job_range(trace: SwfTrace, keep: np.ndarray, lo: int, hi: int) -> dict:
             "submit_s": [int(submit[0]), int(submit[-1])]}
 
 
+def _split_at(submit: np.ndarray, fraction: float) -> tuple[int, int]:
+    """``(submit time, index)`` of the split at ``fraction`` of the jobs; ties go to the later part."""
+    split_s = int(submit[min(int(fraction * len(submit)), len(submit) - 1)])
+    return split_s, int(np.searchsorted(submit, split_s, side="left"))
+
+
 def trace_jobs(path, window: int, quantum: float, train_fraction: float = 0.7, num_procs: int | None = None,
-               runtime_model: str = "requested") -> TraceJobs:
-    """Reads, cleans and splits a trace (see the module docstring); ``InputError`` when either part
-    holds fewer than ``window`` jobs or the cluster size is unknown."""
+               runtime_model: str = "requested", validation_fraction: float = 0.0) -> TraceJobs:
+    """Reads, cleans and splits a trace (see the module docstring); ``InputError`` when a part (training,
+    validation if asked for, held-out) holds fewer than ``window`` jobs or the cluster size is unknown."""
     if runtime_model not in RUNTIME_MODELS:
         raise InputError(f"unknown runtime_model {runtime_model!r}; choose one of {', '.join(RUNTIME_MODELS)}")
     if not 0.0 < train_fraction < 1.0:
         raise InputError(f"train_fraction must lie in (0, 1), got {train_fraction}")
+    if not 0.0 <= validation_fraction < train_fraction:
+        raise InputError(f"validation_fraction must lie in [0, train_fraction={train_fraction}), "
+                         f"got {validation_fraction}")
     if window < 1 or not quantum > 0:
         raise InputError(f"need window >= 1 and quantum > 0, got {window} and {quantum}")
     path = resolve_path(path)
@@ -226,11 +239,14 @@ def trace_jobs(path, window: int, quantum: float, train_fraction: float = 0.7, n
     n = int(keep.sum())
     submit = trace.submit[keep]
     # the split: the submit time of the job at train_fraction of the kept jobs; ties go to the held-out part
-    split_s = int(submit[min(int(train_fraction * n), n - 1)])
-    num_train = int(np.searchsorted(submit, split_s, side="left"))
+    split_s, num_train = _split_at(submit, train_fraction)
+    fit_s, num_fit = _split_at(submit, train_fraction - validation_fraction) if validation_fraction else (None, num_train)
     if num_train < window or n - num_train < window:
         raise InputError(f"{trace.path}: {num_train} training and {n - num_train} held-out jobs at "
                          f"train_fraction={train_fraction}; each part needs at least window={window} jobs")
+    if validation_fraction and (num_fit < window or num_train - num_fit < window):
+        raise InputError(f"{trace.path}: {num_fit} training and {num_train - num_fit} validation jobs at "
+                         f"validation_fraction={validation_fraction}; each part needs at least window={window} jobs")
     run_s, requested_s = trace.run_time[keep], trace.requested_time[keep]
     if runtime_model == "actual":
         requested_s = run_s
@@ -249,17 +265,25 @@ def trace_jobs(path, window: int, quantum: float, train_fraction: float = 0.7, n
                             "policies see the actual run times whatever runtime_model says"),
         "split": {"by": "submit time", "train_fraction": float(train_fraction), "split_submit_s": split_s,
                   "rule": "training: submit < split_submit_s; held-out: submit >= split_submit_s"},
-        "training": _job_range(trace, keep, 0, num_train) | {"windows": "any start of window consecutive jobs "
-                                                                        "inside this range (drawn each iteration)"},
+        "training": _job_range(trace, keep, 0, num_fit) | {"windows": "any start of window consecutive jobs "
+                                                                      "inside this range (drawn each iteration)"},
         "held_out": _job_range(trace, keep, num_train, n) | {
             "windows": held_windows, "jobs_used": held_windows * window,
             "jobs_unused_at_end": (n - num_train) - held_windows * window},
         # no job is in both parts and every training job was submitted before every held-out one
         "disjoint": bool(submit[num_train - 1] < submit[num_train]),
     }
+    if validation_fraction:  # carved from the end of the training part: not trained on, not held out
+        validation_windows = (num_train - num_fit) // window
+        facts["split"] |= {"validation_fraction": float(validation_fraction), "validation_submit_s": fit_s,
+                           "rule": "training: submit < validation_submit_s; validation: validation_submit_s <= "
+                                   "submit < split_submit_s; held-out: submit >= split_submit_s"}
+        facts["validation"] = _job_range(trace, keep, num_fit, num_train) | {
+            "windows": validation_windows, "jobs_used": validation_windows * window, "use": "choosing a checkpoint"}
+        facts["disjoint"] = facts["disjoint"] and bool(submit[num_fit - 1] < submit[num_fit])
     return TraceJobs(job_id=trace.job_id[keep], submit_s=submit, duration=_ceil_steps(run_s, quantum),
                      requested=_ceil_steps(requested_s, quantum), procs=trace.procs[keep], requested_s=requested_s,
-                     run_s=run_s, num_train=num_train, facts=facts)
+                     run_s=run_s, num_train=num_train, num_fit=num_fit, facts=facts)
 
 
 def cut_windows(jobs: TraceJobs, starts: jax.Array, window: int, quantum: float) -> TraceJobset:
@@ -315,9 +339,21 @@ class TraceWindows(DeepRMVariant):
     def held_out_starts(self) -> np.ndarray:
         return self.jobs.num_train + self.window * np.arange(self.num_held_out)
 
+    @property
+    def num_validation(self) -> int:
+        """Validation windows (0 unless ``validation_fraction`` > 0)."""
+        return (self.jobs.num_train - self.jobs.num_fit) // self.window
+
+    def validation(self) -> tuple[EnvParams, dict]:
+        """The windows tiling the validation part, in trace order (none are trained on or held out)."""
+        starts = self.jobs.num_fit + self.window * np.arange(self.num_validation)
+        return (self.with_jobsets(cut_windows(self.jobs, starts, self.window, self.quantum)),
+                {"windows": len(starts), "window_starts": [int(s) for s in starts]})
+
     def sample_params(self, key: jax.Array, count: int) -> EnvParams:
-        """``count`` training windows with uniformly drawn starts in the training part; jittable."""
-        starts = jax.random.randint(key, (count,), 0, self.jobs.num_train - self.window + 1)
+        """``count`` training windows with uniformly drawn starts in the training part (before any
+        validation part); jittable."""
+        starts = jax.random.randint(key, (count,), 0, self.jobs.num_fit - self.window + 1)
         return self.with_jobsets(cut_windows(self.jobs, starts, self.window, self.quantum))
 
     def held_out(self, count: int | None = None, seed: int = 0) -> tuple[EnvParams, dict]:
@@ -346,7 +382,7 @@ def build(name: str = NAME, **overrides) -> TraceWindows:
     config = {**VARIANTS[name], **overrides}
     window, quantum = int(config["window"]), float(config["quantum"])
     jobs = trace_jobs(config["trace"], window, quantum, float(config["train_fraction"]), config["num_procs"],
-                      config["runtime_model"])
+                      config["runtime_model"], float(config["validation_fraction"]))
     procs = jobs.facts["num_procs"]
     longest = int(max(jobs.duration.max(), jobs.requested.max()))  # the grid holds every job's rows
     env = TraceDeepRM(runtime_model=config["runtime_model"], quantum=quantum,
