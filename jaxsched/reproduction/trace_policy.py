@@ -100,12 +100,13 @@ SYNTHETIC_AGENTS = ("bracis7-ppo-6m", "bracis3-ppo-12m")  # the shipped MDP-desi
 
 def trace_policy_item(name: str, trace: str, label: str, wall_s: float, ablation: str = "",
                       iterations: int | None = None, synthetic: bool = True, agents_finish: bool = True,
-                      seeds: int = 5, window: int | None = None) -> Item:
+                      seeds: int = 5, window: int | None = None, validation: bool = False) -> Item:
     """A trace_policy study; ``ablation`` names a configs/studies/trace_ppo_compact_<ablation>.yaml that differs
     from the study's config in one choice, run with the shipped synthetic agents beside it unless ``synthetic``
     is false (an ablation whose state they cannot read: another number of slots); ``iterations`` (the budget
     ablation) trains the study's config for another number of iterations than its 500; ``seeds`` 0 .. seeds - 1;
-    ``window``: jobs per window instead of the config's 64 (training and held-out windows alike)."""
+    ``window``: jobs per window instead of the config's 64 (training and held-out windows alike); ``validation``: the
+    config chooses each seed's checkpoint on validation windows (its ``-last`` rows quoted beside)."""
     options = "--seeds " + ",".join(map(str, range(seeds))) + (f" --iterations {iterations}" if iterations else "")
     options += f" --window {window}" if window else ""
     numbers = trace_policy_numbers(name, agents_finish)
@@ -119,6 +120,15 @@ def trace_policy_item(name: str, trace: str, label: str, wall_s: float, ablation
                     "all), sampled {sampled} {sampled_ci} with {sampled_finished} ({sampled_all_seeds} seeds); "
                     "not ranked where jobs are left; best deployable rule {best_rule}; F1 + EASY {f1_easy} (F1 "
                     "{f1}), SJF by requested time + EASY {sjf_requested_easy}; every rule finished {jobs}/{jobs} jobs")
+    if validation:
+        numbers["greedy_last"] = computed(f"{name}/eval.json", lambda root: stats.iqm(
+            [row["mean_bounded_slowdown"] for row in _ppo_rows(root, name, "-last")]))
+        numbers["greedy_last_ci"] = Number(f"{name}/eval.json", lambda root: seed_interval(
+            [row["mean_bounded_slowdown"] for row in _ppo_rows(root, name, "-last")]).text(".3f"))
+        numbers["chosen"] = Number(f"{name}/eval.json", lambda root: ", ".join(map(str, json_value(
+            root, f"{name}/eval.json", "validation/chosen_iteration").values())))
+        headline += ("; greedy from each seed's checkpoint chosen on the validation windows (iterations {chosen}); "
+                     "the last checkpoints of the same runs: IQM {greedy_last} {greedy_last_ci}")
     if ablation:
         options += f" --config configs/studies/trace_ppo_compact_{ablation}.yaml"
     if ablation and synthetic:
@@ -134,6 +144,8 @@ def trace_policy_item(name: str, trace: str, label: str, wall_s: float, ablation
         id=name,
         paper=f"issue 53: PPO (compact state) trained on the first 70% of {label}'s jobs, evaluated on the later "
               "disjoint windows beside the rules sites deploy (RLScheduler's protocol)"
+              + ("; the jobs from 60% to 70% of the trace kept out of training as validation windows that choose "
+                 "each seed's checkpoint (every 50 iterations)" if validation else "")
               + (f"; ablation '{ablation}' of the study's config" if ablation else "")
               + (f"; budget ablation: {iterations} iterations instead of 500" if iterations else "")
               + (f"; windows of {window} jobs instead of 64 (more, shorter training windows; the rules evaluated "
@@ -187,4 +199,6 @@ ITEMS: list[Item] = [
                       1071, "slotnet_idle", synthetic=False, window=32),
     trace_policy_item("trace_policy_lublin_slotnet_idle_w32", "dataset:lublin-256", "the Lublin-256 trace",
                       645, "slotnet_idle", synthetic=False, window=32),
+    trace_policy_item("trace_policy_lublin_slotnet_idle_w32_validation", "dataset:lublin-256", "the Lublin-256 trace",
+                      1099, "slotnet_idle_validation", synthetic=False, window=32, validation=True),
 ]
