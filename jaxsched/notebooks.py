@@ -114,8 +114,9 @@ def trace_policy_table(runs: dict[str, Path]) -> str:
         kinds = {name: _trace_policy_kind(name, row) for name, row in policies.items()}
         value, done = f"{trace}: bounded slowdown", f"{trace}: finished / jobs"
         columns += [value, done]
-        seeds = {mode: [row for name, row in policies.items()
-                        if kinds[name] == "trace-trained" and name.endswith("-sampled") == (mode == "sampled")]
+        seeds = {mode: [row for name, row in policies.items()  # not the "-last" rows beside chosen checkpoints
+                        if kinds[name] == "trace-trained" and not name.endswith("-last")
+                        and name.endswith("-sampled") == (mode == "sampled")]
                  for mode in ("greedy", "sampled")}
         for mode, chosen in seeds.items():
             if chosen:

@@ -87,6 +87,7 @@ def test_trace_policy_table(tmp_path):
         "fcfs": row(1.5, 3, label="FCFS (strict)", kind="heuristic"),  # unfinished: never the best rule
         "f1+easy": row(2.0, label="F1 + EASY backfilling", kind="heuristic"),
         "ppo-s0": row(1.0, label="PPO seed 0, greedy", kind="trace-trained"),
+        "ppo-s0-last": row(7.0, label="PPO seed 0, greedy, last checkpoint", kind="trace-trained"),  # not a seed
         "synthetic:x": row(0.5, label="trained elsewhere", kind="synthetic")}}))
     lines = trace_policy_table({"A": old, "B": new}).splitlines()
     assert lines[0] == "| policy | A: bounded slowdown | A: finished / jobs | B: bounded slowdown | B: finished / jobs |"

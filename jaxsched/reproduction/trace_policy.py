@@ -158,7 +158,7 @@ def trace_policy_item(name: str, trace: str, label: str, wall_s: float, ablation
         numbers=numbers,
         note="Kept: report.md, eval.json, learning_curve.png, run/config.json and run/metrics.csv; the per-job "
              "CSV and the checkpoints are not kept (the command rewrites them). wall_s measured on a 2-core AMD "
-             "EPYC shared with other jobs (load 7-11).",
+             "EPYC shared with other jobs (one to several training runs beside it).",
     )
 
 
@@ -201,4 +201,10 @@ ITEMS: list[Item] = [
                       645, "slotnet_idle", synthetic=False, window=32),
     trace_policy_item("trace_policy_lublin_slotnet_idle_w32_validation", "dataset:lublin-256", "the Lublin-256 trace",
                       1099, "slotnet_idle_validation", synthetic=False, window=32, validation=True),
+    trace_policy_item("trace_policy_lublin_slotnet_idle_w32_validation_it1000", "dataset:lublin-256",
+                      "the Lublin-256 trace", 1996, "slotnet_idle_validation", synthetic=False, window=32,
+                      validation=True, iterations=1000),
+    trace_policy_item("trace_policy_ctc_slotnet_idle_w32_validation_it1000", "dataset:ctc-sp2-first969",
+                      "the CTC SP2 excerpt", 1927, "slotnet_idle_validation", synthetic=False, window=32,
+                      validation=True, iterations=1000),
 ]
