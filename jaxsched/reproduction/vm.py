@@ -664,7 +664,7 @@ ITEMS: list[Item] = [
         steps=_vm_runs("vm_cvd_frag_impact_k_50pm_ws0.5", VM_IMPACT, CANDIDATE_SETS_50PM,
                        common="env_options.num_pms=50 env_options.warm_start=0.5"),
         outputs=_vm_outputs("vm_cvd_frag_impact_k_50pm_ws0.5", CANDIDATE_SETS_50PM),
-        wall_s=4200, estimate=True,
+        wall_s=14996,  # the seven runs' training wall-clock summed (metrics.csv), one or two at a time on 2 cores
         headline="seed 0 each (full 2 + 3 + 1: {full} over {seeds} seeds; room_fit {room_fit}): k = 3 {k3}, the paper's "
                  "2 + 3 {k5_paper}, k = 7 {k7}, k = 10 {k10}; BF-Top-5 {bf_top5} vs Internal-Top-5 {internal_top5} (Fig. 11 "
                  "holds), room_fit-Top-5 {room_fit_top5}; on the full model's 50 start rows past training: the paper's "
