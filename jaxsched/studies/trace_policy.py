@@ -59,8 +59,8 @@ DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "studies" / "
 DEFAULT_POLICIES = ("fcfs", "easy", "sjf-requested", "sjf-requested+easy", "sjf-actual", "wfp3", "wfp3+easy",
                     "unicep", "unicep+easy", "f1", "f1+easy")
 # --quick: a few iterations of a small batch, to check the whole pipeline in minutes on a CPU
-QUICK = ("iterations=20", "chunk=10", "checkpoint_every=10", "keep_every=10", "algo_options.num_envs=8", "algo_options.num_steps=32",
-         "algo_options.minibatch_size=64", "algo_options.update_epochs=4")
+QUICK = ("iterations=20", "chunk=10", "checkpoint_every=10", "keep_every=10", "algo_options.num_envs=8",
+         "algo_options.num_steps=32", "algo_options.minibatch_size=64", "algo_options.update_epochs=4")
 AGENT = "ppo"
 SYNTHETIC = "synthetic"  # the row-name prefix of the synthetic-trained agents (--synthetic)
 
@@ -240,8 +240,8 @@ def choose_on_validation(experiment, run_dir: Path, variant, key) -> tuple[list,
     record = {"windows": windows["windows"], "window_starts": windows["window_starts"],
               "rule": "per seed, the kept checkpoint whose greedy policy has the lowest mean bounded slowdown on the "
                       "validation windows (one leaving a job unfinished never chosen; ties: the later one)",
-              "keep_every": config.keep_every, "checkpoints": steps, "scores": {str(seed): {str(k): v for k, v in row.items()}
-                                               for seed, row in scores.items()},
+              "keep_every": config.keep_every, "checkpoints": steps,
+              "scores": {str(seed): {str(k): v for k, v in row.items()} for seed, row in scores.items()},
               "chosen_iteration": {str(seed): chosen[seed][1] for seed in config.seeds}}
     return [chosen[seed][2] for seed in config.seeds], record
 
