@@ -158,7 +158,7 @@ def trace_policy_item(name: str, trace: str, label: str, wall_s: float, ablation
         numbers=numbers,
         note="Kept: report.md, eval.json, learning_curve.png, run/config.json and run/metrics.csv; the per-job "
              "CSV and the checkpoints are not kept (the command rewrites them). wall_s measured on a 2-core AMD "
-             "EPYC shared with other jobs (one to several training runs beside it).",
+             "EPYC shared with other jobs.",
     )
 
 
