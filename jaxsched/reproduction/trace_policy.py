@@ -20,9 +20,16 @@ def _ppo_rows(root, name: str, suffix: str) -> list[dict]:
     return rows
 
 
-def _trace_ppo(root, name: str, sampled: bool) -> list[float]:
-    """Held-out mean bounded slowdown of each trace-trained PPO seed in a trace_policy eval.json."""
-    return [row["mean_bounded_slowdown"] for row in _ppo_rows(root, name, "-sampled" if sampled else "")]
+def _trace_ppo(root, name: str, suffix: str = "") -> list[float]:
+    """Held-out mean bounded slowdown of each trace-trained PPO seed in a trace_policy eval.json, of one kind ("" greedy,
+    "-sampled", "-last": greedy from the last checkpoint beside a validation choice)."""
+    return [row["mean_bounded_slowdown"] for row in _ppo_rows(root, name, suffix)]
+
+
+def _seed_summary(file: str, name: str, suffix: str) -> tuple[Number, Number]:
+    """The IQM over seeds of one kind of PPO row (see :func:`_trace_ppo`) and its interval."""
+    return (computed(file, lambda root: stats.iqm(_trace_ppo(root, name, suffix))),
+            Number(file, lambda root: seed_interval(_trace_ppo(root, name, suffix)).text(".3f")))
 
 
 def trace_policy_numbers(name: str, agents_finish: bool = True) -> dict[str, Number]:
@@ -31,10 +38,9 @@ def trace_policy_numbers(name: str, agents_finish: bool = True) -> dict[str, Num
     too), and the held-out job count every row finished (with ``agents_finish`` false, every rule; then PPO's
     finished / jobs per kind, summed over seeds)."""
     file = f"{name}/eval.json"
-    numbers = {"seeds": computed(file, lambda root: len(_trace_ppo(root, name, False)), ".0f")}
-    for kind, sampled in (("greedy", False), ("sampled", True)):
-        numbers[kind] = computed(file, lambda root, s=sampled: stats.iqm(_trace_ppo(root, name, s)))
-        numbers[f"{kind}_ci"] = Number(file, lambda root, s=sampled: seed_interval(_trace_ppo(root, name, s)).text(".3f"))
+    numbers = {"seeds": computed(file, lambda root: len(_trace_ppo(root, name)), ".0f")}
+    for kind, suffix in (("greedy", ""), ("sampled", "-sampled")):
+        numbers[kind], numbers[f"{kind}_ci"] = _seed_summary(file, name, suffix)
     for rule in ("f1+easy", "f1", "easy", "sjf-requested+easy", "unicep+easy", "fcfs"):
         numbers[rule.replace("+", "_").replace("-", "_")] = at(file, f"policies/{rule}/mean_bounded_slowdown")
     numbers["greedy_wait"] = computed(file, lambda root: stats.iqm(
@@ -67,7 +73,7 @@ def _best_rule(root, name: str) -> tuple[str, float]:
 def _seeds_below(root, name: str, rule: str) -> int:
     """Greedy PPO seeds whose held-out mean bounded slowdown is below ``rule``'s."""
     bar = json_value(root, f"{name}/eval.json", "policies")[rule]["mean_bounded_slowdown"]
-    return sum(value < bar for value in _trace_ppo(root, name, False))
+    return sum(value < bar for value in _trace_ppo(root, name))
 
 
 def _ppo_finished(root, name: str, suffix: str) -> tuple[int, int]:
@@ -121,10 +127,7 @@ def trace_policy_item(name: str, trace: str, label: str, wall_s: float, ablation
                     "not ranked where jobs are left; best deployable rule {best_rule}; F1 + EASY {f1_easy} (F1 "
                     "{f1}), SJF by requested time + EASY {sjf_requested_easy}; every rule finished {jobs}/{jobs} jobs")
     if validation:
-        numbers["greedy_last"] = computed(f"{name}/eval.json", lambda root: stats.iqm(
-            [row["mean_bounded_slowdown"] for row in _ppo_rows(root, name, "-last")]))
-        numbers["greedy_last_ci"] = Number(f"{name}/eval.json", lambda root: seed_interval(
-            [row["mean_bounded_slowdown"] for row in _ppo_rows(root, name, "-last")]).text(".3f"))
+        numbers["greedy_last"], numbers["greedy_last_ci"] = _seed_summary(f"{name}/eval.json", name, "-last")
         numbers["chosen"] = Number(f"{name}/eval.json", lambda root: ", ".join(map(str, json_value(
             root, f"{name}/eval.json", "validation/chosen_iteration").values())))
         headline += ("; greedy from each seed's checkpoint chosen on the validation windows (iterations {chosen}); "

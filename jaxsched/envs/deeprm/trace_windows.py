@@ -346,7 +346,10 @@ class TraceWindows(DeepRMVariant):
 
     def validation(self) -> tuple[EnvParams, dict]:
         """The windows tiling the validation part, in trace order (none are trained on or held out)."""
-        starts = self.jobs.num_fit + self.window * np.arange(self.num_validation)
+        return self._tiled(self.jobs.num_fit + self.window * np.arange(self.num_validation))
+
+    def _tiled(self, starts: np.ndarray) -> tuple[EnvParams, dict]:
+        """The windows starting at ``starts``, batched, and what eval.json records of them."""
         return (self.with_jobsets(cut_windows(self.jobs, starts, self.window, self.quantum)),
                 {"windows": len(starts), "window_starts": [int(s) for s in starts]})
 
@@ -359,9 +362,7 @@ class TraceWindows(DeepRMVariant):
     def held_out(self, count: int | None = None, seed: int = 0) -> tuple[EnvParams, dict]:
         """The first ``count`` (default all) held-out windows, in trace order (``seed`` is unused:
         they are not drawn)."""
-        starts = self.held_out_starts()[:count]
-        return (self.with_jobsets(cut_windows(self.jobs, starts, self.window, self.quantum)),
-                {"windows": len(starts), "window_starts": [int(s) for s in starts]})
+        return self._tiled(self.held_out_starts()[:count])
 
     def heuristic(self, name: str):
         return make_hpc_heuristic(name)
