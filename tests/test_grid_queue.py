@@ -23,7 +23,8 @@ import numpy as np
 import pytest
 
 from jaxsched.algos import ALGORITHMS
-from jaxsched.algos.sarsa import RecurrentPolicy, SarsaConfig, make_q, policy_from
+from jaxsched.algos.sarsa import (RecurrentPolicy, SarsaConfig, check_readout_cap, init_reservoir, make_q,
+                                  policy_from, readout_cap)
 from jaxsched.baselines.grid import make_heuristic
 from jaxsched.envs.grid.env import GridSite
 from jaxsched.envs.grid.heapq_sim import fifo_queue_peak, simulate_fifo
@@ -204,6 +205,57 @@ def test_sarsa_carries_the_reservoir_state_and_a_trained_policy_carries_it_too()
     # the from-rest ablation stays a plain policy(key, obs)
     ablation = policy_from(SarsaConfig(esn_memory=False), variant.env, state.params)
     assert not isinstance(ablation, RecurrentPolicy)
+
+
+@pytest.mark.parametrize("elastic", [False, True])
+def test_state_action_parts_add_up_to_every_actions_input_exactly(elastic):
+    variant = build("grid-elastic" if elastic else "grid", num_jobs=60, exclude=5,
+                    **({"pool_sizes": [2, 3, 4], "initial_pool": 3} if elastic else {"num_cores": 3}))
+    env, params = variant.env, variant.params
+
+    @jax.jit
+    def parts_and_inputs(state):
+        obs = env.get_obs(state, params)
+        return [(env.state_action_parts(obs, extended), env.state_action_inputs(obs, extended))
+                for extended in (False, True)]
+
+    state = env.initial_state(params)
+    for _ in range(12):  # a queue builds up on the small site
+        state = env.transition(state, jnp.argmax(env.action_mask(state)), params)[0]
+    for (shared, per_candidate, per_size), inputs in parts_and_inputs(state):
+        rebuilt = shared[None, None] + per_candidate[:, None] + per_size[None, :]
+        np.testing.assert_array_equal(np.asarray(rebuilt.reshape(inputs.shape)), np.asarray(inputs))
+        assert np.count_nonzero(np.asarray(per_candidate)) > 0 and per_size.shape[0] == env.num_sizes
+
+
+def test_factored_q_scores_and_steers_like_the_joint_product():
+    """``factored_q`` (every elastic action's Q from the input's parts and the readout's units): the
+    same Q to float rounding as the joint product, the same greedy decisions over an episode."""
+    variant = build("grid-elastic", num_jobs=60, exclude=5, pool_sizes=[2, 3, 4], initial_pool=3)
+    env = variant.env
+    joint, factored = make_q(env, SarsaConfig()), make_q(env, SarsaConfig(factored_q=True))
+    params = joint.init(jax.random.PRNGKey(0))
+    params = {**params, "theta": jax.random.normal(jax.random.PRNGKey(1), params["theta"].shape)}
+    obs = env.get_obs(env.initial_state(variant.params), variant.params)
+    carry = jax.random.uniform(jax.random.PRNGKey(2), (100,))
+    np.testing.assert_allclose(np.asarray(factored.all_values(params, obs, carry)),
+                               np.asarray(joint.all_values(params, obs, carry)), rtol=1e-5, atol=1e-5)
+    windows = variant.with_jobs(stack([variant.params.jobs] * 2))
+    starts = [variant.evaluate({"esn": policy_from(SarsaConfig(factored_q=factored_q), env, params)}, windows,
+                               jax.random.PRNGKey(0))["esn"]["start"] for factored_q in (False, True)]
+    np.testing.assert_array_equal(*starts)
+    assert np.all(starts[0] >= 0)
+
+
+def test_factored_q_needs_the_carried_state_and_a_readout_within_its_bound():
+    with pytest.raises(ValueError, match="esn_memory"):
+        SarsaConfig(factored_q=True, esn_memory=False)
+    assert readout_cap(SarsaConfig()) == 31 and readout_cap(SarsaConfig(reservoir=10, readout_connectivity=1.0)) == 10
+    reservoir = init_reservoir(jax.random.PRNGKey(0), 4, SarsaConfig())
+    seen = int(np.sum(np.asarray(reservoir["readout_units"]) > 0))
+    jax.jit(lambda r: check_readout_cap(r, seen))(reservoir)  # at the bound: fine
+    with pytest.raises(Exception, match="more than factored_q's bound"):
+        jax.block_until_ready(jax.jit(lambda r: (check_readout_cap(r, seen - 1), r["w"])[1])(reservoir))
 
 
 # ------------------------------------------------------------------ fairness

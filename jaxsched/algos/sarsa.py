@@ -41,6 +41,7 @@ from typing import Callable
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 from flax import struct
 
@@ -75,6 +76,9 @@ class SarsaConfig:
     input_scale: float = 1.0
     washout: int = 3  # esn_memory false: reservoir steps from rest per decision
     esn_memory: bool = True  # carry the reservoir state across decisions (false: the from-rest ablation)
+    # score every action from the input's parts and the readout's units only (see factored_values): the same
+    # Q up to float rounding, ~10x less work on the elastic site's 22,528 actions; needs esn_memory
+    factored_q: bool = False
     ridge: float = 1e-3  # per transition (see fit_readout)
     # MLP
     hidden: int = 64
@@ -95,6 +99,9 @@ class SarsaConfig:
                 raise ValueError(f"{name} must be in [0, 1], got {getattr(self, name)}")
         if not 0.0 < self.spectral_radius < 1.0 or self.ridge < 0:
             raise ValueError("need 0 < spectral_radius < 1 and ridge >= 0")
+        if self.factored_q and not (self.q_model == "esn" and self.esn_memory):
+            raise ValueError("factored_q scores actions from the carried reservoir state: it needs q_model: esn "
+                             "and esn_memory: true")
         if self.num_envs * self.rollout_steps > self.buffer_size:
             raise ValueError("buffer_size must hold at least one iteration's transitions")
 
@@ -134,6 +141,41 @@ def readout_view(reservoir: dict, h: jax.Array) -> jax.Array:
     return jnp.concatenate([h * reservoir["readout_units"], jnp.ones(h.shape[:-1] + (1,), jnp.float32)], axis=-1)
 
 
+def readout_cap(config: SarsaConfig) -> int:
+    """A static bound on how many units the readout sees (each is drawn with probability
+    ``readout_connectivity``; unit 0 always): the mean plus 4 standard deviations (31 of the paper's 100
+    units at 15%), so that a reservoir drawing more is rare (~3 in 100,000), and one that does is refused
+    (:func:`check_readout_cap`). Its sigmoid work scales with this bound."""
+    n, p = config.reservoir, config.readout_connectivity
+    return min(n, int(np.ceil(n * p + 4 * np.sqrt(n * p * (1 - p)))) + 1)
+
+
+def check_readout_cap(reservoir: dict, cap: int) -> None:
+    """Raises (from inside jit too) when the reservoir's readout sees more than ``cap`` units."""
+    def check(count):
+        if int(count) > cap:
+            raise ValueError(f"the ESN readout sees {int(count)} units, more than factored_q's bound {cap}: "
+                             "set factored_q: false for this reservoir")
+
+    jax.debug.callback(check, jnp.sum(reservoir["readout_units"] > 0))
+
+
+def factored_values(reservoir: dict, theta: jax.Array, parts, h: jax.Array, cap: int) -> jax.Array:
+    """float32[K * S]: Q of every action ``k * S + s`` whose input is ``shared + per_candidate[k] +
+    per_size[s]`` (``parts``, e.g. the grid env's ``state_action_parts``) from reservoir state ``h``.
+    The same function as scoring each action's full input (``readout_view(reservoir_step(...)) @
+    theta``), computed with K + S input products instead of K x S, and the sigmoid only on the (at most
+    ``cap``) units the readout sees; float rounding differs from the joint product."""
+    shared, per_candidate, per_size = parts
+    seen = reservoir["readout_units"] > 0
+    units = jnp.nonzero(seen, size=cap, fill_value=0)[0]
+    weight = jnp.where(jnp.arange(cap) < jnp.sum(seen), theta[units], 0.0)
+    w_in, w = reservoir["w_in"][:, units], reservoir["w"][:, units]
+    drive = ((shared @ w_in + h @ w)[None, None, :] + (per_candidate @ w_in)[:, None, :]
+             + (per_size @ w_in)[None, :, :])
+    return (jnp.sum(jax.nn.sigmoid(drive) * weight, axis=-1) + theta[-1]).reshape(-1)  # one fused loop
+
+
 def ridge(features: jax.Array, targets: jax.Array, weights: jax.Array, penalty: float) -> jax.Array:
     """argmin_θ Σ_i weights_i (features_i θ − targets_i)² + penalty |θ|²: closed form, jittable."""
     fw = features * weights[:, None]
@@ -166,7 +208,10 @@ class QFunction:
     ``embed(params, x[..., D]) -> z`` (the from-rest view: what the buffer stores without memory),
     ``features(params, x[A, D], h[M]) -> (z[A, E], h'[A, M])`` (each action's embedding and the
     carried state after it: with ESN memory the reservoir driven from ``h``; otherwise ``embed`` and
-    ``h`` unchanged), ``value(params, z) -> Q``; ``carry_size`` M (1 when nothing is carried)."""
+    ``h`` unchanged), ``value(params, z) -> Q``; ``carry_size`` M (1 when nothing is carried);
+    ``scores(params, obs, h) -> Q[A]`` of every action (None: ``value`` of ``features`` of every input;
+    ``factored_q``: :func:`factored_values`) and ``input_of(obs, action) -> x[D]`` (None: that row of
+    ``inputs``)."""
 
     inputs: Callable
     init: Callable
@@ -176,9 +221,21 @@ class QFunction:
     features: Callable = None
     carry_size: int = 1
     memory: bool = False
+    scores: Callable | None = None
+    input_of: Callable | None = None
 
     def initial_carry(self) -> jax.Array:
         return jnp.zeros(self.carry_size, jnp.float32)
+
+    def all_values(self, params, obs, h) -> jax.Array:
+        """Q of every action at ``obs`` from carried state ``h``."""
+        if self.scores is not None:
+            return self.scores(params, obs, h)
+        return self.value(params, self.features(params, self.inputs(obs), h)[0])
+
+    def input_at(self, obs, action) -> jax.Array:
+        """x[D], the input of one ``action``."""
+        return self.input_of(obs, action) if self.input_of is not None else self.inputs(obs)[action]
 
 
 def make_q(env, config: SarsaConfig) -> QFunction:
@@ -199,9 +256,23 @@ def make_q(env, config: SarsaConfig) -> QFunction:
                 h_next = reservoir_step(p["reservoir"], h, x)
                 return readout_view(p["reservoir"], h_next), h_next
 
+            fast = {}
+            if config.factored_q:
+                if not hasattr(env, "state_action_parts"):
+                    raise ValueError("factored_q reads the input's parts (env.state_action_parts); this env has none")
+                cap = readout_cap(config)
+                parts = lambda obs: env.state_action_parts(obs, extended)
+
+                def input_of(obs, action):
+                    shared, per_candidate, per_size = parts(obs)
+                    sizes = per_size.shape[0]
+                    return shared + per_candidate[action // sizes] + per_size[action % sizes]
+
+                fast = dict(scores=lambda p, obs, h: factored_values(p["reservoir"], p["theta"], parts(obs), h, cap),
+                            input_of=input_of)
             return QFunction(inputs=inputs, init=init, embed=embed, value=lambda p, z: z @ p["theta"],
                              embed_size=config.reservoir + 1, features=features, carry_size=config.reservoir,
-                             memory=True)
+                             memory=True, **fast)
         return QFunction(inputs=inputs, init=init, embed=embed, value=lambda p, z: z @ p["theta"],
                          embed_size=config.reservoir + 1, features=stateless(embed))
     network = MLPQ(config.hidden, config.layers)
@@ -211,8 +282,7 @@ def make_q(env, config: SarsaConfig) -> QFunction:
 
 def q_values(q: QFunction, params, obs, carry=None) -> jax.Array:
     """Q of every action at ``obs``; with memory, from reservoir state ``carry`` (default: rest)."""
-    carry = q.initial_carry() if carry is None else carry
-    return q.value(params, q.features(params, q.inputs(obs), carry)[0])
+    return q.all_values(params, obs, q.initial_carry() if carry is None else carry)
 
 
 def choose(key, q: jax.Array, mask: jax.Array, epsilon) -> jax.Array:
@@ -275,11 +345,9 @@ def make_train(variant, config: SarsaConfig, data_key: jax.Array):
         ε-greedy on Q of every action from ``carry``; ``warm`` is the same for every episode (unbatched),
         so only one of the two choices is computed."""
         q_key, teacher_key = jax.random.split(key)
-        x = q.inputs(obs)
         action = jax.lax.cond(warm, lambda: jnp.asarray(teacher(teacher_key, obs), jnp.int32),
-                              lambda: choose(q_key, q.value(params, q.features(params, x, carry)[0]),
-                                             obs.action_mask, config.epsilon))
-        z, carry = q.features(params, x[action][None], carry)
+                              lambda: choose(q_key, q.all_values(params, obs, carry), obs.action_mask, config.epsilon))
+        z, carry = q.features(params, q.input_at(obs, action)[None], carry)
         return action, z[0], carry[0]
 
     def start(params, key, warm):
@@ -294,6 +362,8 @@ def make_train(variant, config: SarsaConfig, data_key: jax.Array):
     def init_fn(key, initial_params=None):
         init_key, env_key, key = jax.random.split(key, 3)
         params = initial_params if initial_params is not None else q.init(init_key)
+        if config.factored_q:
+            check_readout_cap(params["reservoir"], readout_cap(config))
         env_state, action, z, memory = jax.vmap(lambda k: start(params, k, config.warm_start_iterations > 0))(
             jax.random.split(env_key, config.num_envs))
         c, e = config.buffer_size, q.embed_size
@@ -399,8 +469,10 @@ def greedy_policy(q: QFunction, env, params, greedy: bool = True, epsilon: float
     epsilon = 0.0 if greedy else epsilon
     if q.memory:
         def step(carry, key, obs):
-            x = q.inputs(obs)
-            z, after = q.features(params, x, carry)
+            if q.scores is not None:  # factored: every action's Q, then the state after the one taken
+                action = choose(key, q.all_values(params, obs, carry), obs.action_mask, epsilon)
+                return action, q.features(params, q.input_at(obs, action)[None], carry)[1][0]
+            z, after = q.features(params, q.inputs(obs), carry)
             action = choose(key, q.value(params, z), obs.action_mask, epsilon)
             return action, after[action]
 

@@ -475,6 +475,28 @@ class GridSite(EqualByConfiguration, ObserveOnceStep, environment.Environment[En
         return jnp.concatenate([jnp.repeat(per_slot, self.num_sizes, axis=0),
                                 jnp.tile(extra, (self.num_candidates, 1))], axis=1)
 
+    def state_action_parts(self, obs: Observation, extended: bool = False) -> tuple[jax.Array, jax.Array, jax.Array]:
+        """``(shared[D], per_candidate[K, D], per_size[S, D])``, :meth:`state_action_inputs` taken apart:
+        the columns that depend on the state only, on the candidate job only and on the pool size only,
+        each zero elsewhere, so that action ``k * S + s``'s vector is ``shared + per_candidate[k] +
+        per_size[s]`` (exactly: each column is one term plus zeros). What lets a Q with a linear first
+        layer score the elastic site's K x S actions with K + S products instead of K x S."""
+        site = obs.features[:self.site_features]
+        jobs = obs.features[self.site_features:].reshape(self.num_candidates, self.job_features)
+        job_columns = [jobs[:, 1:2 + self.num_vos]] + ([jobs[:, :1], jobs[:, 2 + self.num_vos:]] if extended else [])
+        state_width, job_width = 4 + self.num_vos, 1 + self.num_vos + (2 if extended else 0)
+        size_width = 3 if self.elastic else 0
+        zeros = lambda rows, width: jnp.zeros((rows, width), jnp.float32)
+        shared = jnp.concatenate([site[:4], site[STATE_FEATURES:STATE_FEATURES + self.num_vos],
+                                  jnp.zeros(job_width, jnp.float32)]
+                                 + ([jnp.zeros(1, jnp.float32), site[self.site_features - 2:]] if self.elastic else []))
+        per_candidate = jnp.concatenate([zeros(self.num_candidates, state_width)] + job_columns
+                                        + [zeros(self.num_candidates, size_width)], axis=1)
+        sizes = obs.pool_sizes.astype(jnp.float32)[:self.num_sizes, None] / self.num_cores
+        per_size = jnp.concatenate([zeros(self.num_sizes, state_width + job_width)]
+                                   + ([sizes, zeros(self.num_sizes, 2)] if self.elastic else []), axis=1)
+        return shared, per_candidate, per_size
+
     # ------------------------------------------------------------------ spaces
     def action_space(self, params: EnvParams | None = None) -> spaces.Discrete:
         return spaces.Discrete(self.num_actions)
