@@ -499,8 +499,11 @@ def _silent(*args, **kwargs) -> None:
     """The log of a process that is not the primary one."""
 
 
-def trained_policies(experiment: Experiment, params, greedy: bool):
-    return ALGORITHMS[experiment.config.algo].policy_from(experiment.algo, experiment.variant.env, params, greedy)
+def trained_policies(experiment: Experiment, params, greedy: bool, env=None):
+    """The run's policy on its own env, or on ``env`` (the same family with another static size, e.g. a grid
+    queue capacity: the policy reads that env's observation)."""
+    return ALGORITHMS[experiment.config.algo].policy_from(experiment.algo, env or experiment.variant.env, params,
+                                                          greedy)
 
 
 def seed_policies(experiment: Experiment, states) -> dict:

@@ -247,6 +247,19 @@ def test_factored_q_scores_and_steers_like_the_joint_product():
     assert np.all(starts[0] >= 0)
 
 
+def test_an_esn_policy_plays_on_a_larger_queue_capacity_than_it_trained_on():
+    """grid_tables lists the whole window for an elastic run whose small pools overflow its trained capacity:
+    the same parameters, the policy built on the larger env, score every listed job."""
+    small = build("grid-elastic", num_jobs=60, exclude=5, pool_sizes=[2, 3, 4], initial_pool=3, queue_capacity=8)
+    large = build("grid-elastic", num_jobs=60, exclude=5, pool_sizes=[2, 3, 4], initial_pool=3, queue_capacity=60)
+    config = SarsaConfig(factored_q=True)
+    params = make_q(small.env, config).init(jax.random.PRNGKey(0))
+    params = {**params, "theta": jax.random.normal(jax.random.PRNGKey(1), params["theta"].shape)}
+    windows = large.with_jobs(stack([large.params.jobs] * 2))
+    table = large.evaluate({"esn": policy_from(config, large.env, params)}, windows, jax.random.PRNGKey(0))["esn"]
+    assert np.all(table["start"] >= 0)
+
+
 def test_factored_q_needs_the_carried_state_and_a_readout_within_its_bound():
     with pytest.raises(ValueError, match="esn_memory"):
         SarsaConfig(factored_q=True, esn_memory=False)

@@ -1,6 +1,7 @@
 """grid_tables' pieces that need no trained run: the over-seeds table, the speed-up table (paper
 Table 5), the pooled interactive values of the distribution plots, and the held-out windows' key."""
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,7 @@ from jaxsched.core.stats import summarize_over_seeds
 from jaxsched.envs.grid.types import BATCH, INTERACTIVE
 from jaxsched.errors import UsageError
 from jaxsched.studies.grid_tables import (delay_markdown, delay_tail, interactive_values, markdown, parse_runs,
-                                         speedup_markdown)
+                                         rigid_rows_from, speedup_markdown)
 
 
 def _row(w: float, wait: float, seeds: int = 5) -> dict:
@@ -91,3 +92,21 @@ def test_delay_tail_and_table_3():
     text = delay_markdown("t", {"rl": row}, {"native (paper)": (2756, 8844)})
     assert "| rl | 1670 | 2353 | 10 | 4900 | 0.333 | 0.667 |" in text
     assert "| native (paper) | 2756 | 8844 |" in text
+
+
+def test_rigid_rows_come_from_an_earlier_study_only_on_the_same_windows(tmp_path):
+    """``--rigid-rows``: the trained rows of an earlier grid_tables.json join the table (marked), once its
+    windows (episodes, seed, options) and its heuristic rows are this study's; otherwise an error."""
+    fifo = {"interactive_W_mean": 0.6, "batch_W_mean": 0.8, "finished": 10}
+    study = {"episodes": 8, "seed": 12345, "options": {}, "swf": None}
+    earlier = tmp_path / "grid_tables.json"
+    earlier.write_text(json.dumps(study | {"rigid": {"fifo": fifo, "rig-ora": _row(0.8, 900.0)}}))
+    rows = rigid_rows_from(earlier, study, {"fifo": fifo})
+    assert list(rows) == ["rig-ora"] and rows["rig-ora"]["rows_from"] == str(earlier)
+    assert rows["rig-ora"]["interactive_wait_mean"] == 900.0
+    with pytest.raises(UsageError, match="seed"):
+        rigid_rows_from(earlier, study | {"seed": 1}, {"fifo": fifo})
+    with pytest.raises(UsageError, match="'fifo' row differs"):
+        rigid_rows_from(earlier, study, {"fifo": fifo | {"interactive_W_mean": 0.61}})
+    with pytest.raises(UsageError, match="cannot read"):
+        rigid_rows_from(tmp_path / "missing.json", study, {"fifo": fifo})

@@ -14,6 +14,16 @@ GRID_TABLES = ("jaxsched.studies.grid_tables --episodes 8 --seed 12345 "
                "--run rig-ora-l1={out}/grid_esn_oracle_l1.0 --run rig-est-l1={out}/grid_esn_estimated_l1.0 "
                "--run rig-ora-it60={out}/grid_esn_oracle@60 --run rig-ora-rest={out}/grid_esn_oracle_from_rest "
                "--out {out}/grid")
+# the elastic runs (the paper's Table 4 / 5 names) and the rigid row each is compared with (Table 5's speed-up);
+# the paper's fourth, ela-est-1 (estimated, λ_e = 1), is not run yet
+GRID_ELASTIC_RUNS = {"ela-ora-0.5": ("grid_elastic_esn_oracle", (), "rig-ora"),
+                     "ela-ora-1": ("grid_elastic_esn_oracle_l1.0", ("env_options.weight=1.0",), "rig-ora-l1"),
+                     "ela-est-0.5": ("grid_elastic_esn_estimated", ("env_options.runtime_model=estimated",), "rig-est")}
+GRID_ELASTIC_TABLES = ("jaxsched.studies.grid_tables --episodes 8 --seed 12345 "
+                       + " ".join(f"--run {name}={{out}}/{run}" for name, (run, _, _) in GRID_ELASTIC_RUNS.items())
+                       + " " + " ".join(f"--speedup {name}={rigid}" for name, (_, _, rigid) in GRID_ELASTIC_RUNS.items())
+                       + " --rigid-rows {out}/grid/grid_tables.json --out {out}/grid_elastic")
+_ELASTIC_KEYS = (("ela_ora", "ela-ora-0.5"), ("ela_est", "ela-est-0.5"), ("ela_ora_l1", "ela-ora-1"))
 GRID_RIGID_RUNS = ("grid_esn_oracle", "grid_esn_estimated", "grid_esn_oracle_l1.0", "grid_esn_estimated_l1.0",
                    "grid_esn_oracle_from_rest")
 
@@ -73,7 +83,7 @@ ITEMS: list[Item] = [
         inputs=tuple(f"{{out}}/{run}/checkpoints" for run in GRID_RIGID_RUNS),
         needs=("grid_runs",),
         headline="rigid W int, 5 seeds: SARSA-ESN IQM {oracle} {oracle_interval} (oracle) / {estimated} "
-                 "{estimated_interval} (estimated) vs FIFO {fifo}, EDF {edf}, SJF {sjf}; elastic not re-run",
+                 "{estimated_interval} (estimated) vs FIFO {fifo}, EDF {edf}, SJF {sjf}; elastic: grid_elastic",
         numbers={**{key: at("grid/grid_tables.json", f"rigid/{policy}/interactive_W_over_seeds/iqm")
                     for key, policy in (("oracle", "rig-ora"), ("estimated", "rig-est"), ("oracle_l1", "rig-ora-l1"),
                                         ("estimated_l1", "rig-est-l1"), ("it60", "rig-ora-it60"),
@@ -92,6 +102,41 @@ ITEMS: list[Item] = [
                     for key, policy in (("oracle", "rig-ora"), ("estimated", "rig-est"), ("oracle_l1", "rig-ora-l1"),
                                         ("estimated_l1", "rig-est-l1"), ("it60", "rig-ora-it60"),
                                         ("from_rest", "rig-ora-rest"))}},
+    ),
+    Item(
+        id="grid_elastic",
+        paper="grid paper Table 4 / Figs. 8-9 (elastic: W, pool, utilisation) and Table 5 / Fig. 10 (queue-delay "
+              "speed-up over rigid), oracle and estimated runtimes, λ_e = 0.5 / 1",
+        steps=(*(train(f"{{out}}/{run}", "configs/grid_elastic_esn.yaml", *overrides, quick=GRID_QUICK)
+                 for run, overrides, _ in GRID_ELASTIC_RUNS.values()),
+               Step(GRID_ELASTIC_TABLES, quick_command=GRID_ELASTIC_TABLES
+                    + " --episodes 1 --option num_jobs=300 --option exclude=20")),
+        outputs=(*(f"{run}/metrics.csv" for run, _, _ in GRID_ELASTIC_RUNS.values()),
+                 *(f"grid_elastic/{name}" for name in ("grid_tables.json", "grid_tables.md", "grid_fairness.png",
+                                                       "grid_elastic_pool.png",
+                                                       "grid_elastic_utilisation.png", "grid_W_icdf.png",
+                                                       "grid_wait_cdf.png"))),
+        wall_s=9490,
+        inputs=("{out}/grid/grid_tables.json",),
+        needs=("grid_tables",),
+        note="The rigid rows of Table 5 are grid_tables' (--rigid-rows: same windows, its heuristic rows checked "
+             "equal). factored_q (the elastic config) scores the 2048 x 11 actions per decision on a CPU. wall_s: the "
+             "three runs' training (7452 s, on a 2-core CPU shared with 2-4 other jobs; the λ_e = 1 run partly paused) "
+             "and the tables (~34 min, the study run with --cache runs/grid_el/cache, which reused one run's tables).",
+        headline="elastic W int, 5 seeds: SARSA-ESN IQM {ela_ora} {ela_ora_interval} (oracle) / {ela_est} "
+                 "{ela_est_interval} (estimated) / {ela_ora_l1} {ela_ora_l1_interval} (oracle, W only) vs fixed 81 "
+                 "cores {fixed_81}, 120 {fixed_120} (paper {paper}); queue-delay speed-up over the rigid runs "
+                 "{speedups} (paper 45% / 73% / 58%)",
+        numbers={**{key: at("grid_elastic/grid_tables.json", f"elastic/{name}/interactive_W_over_seeds/iqm")
+                    for key, name in _ELASTIC_KEYS},
+                 **{f"{key}_interval": grid_seed_interval(f"elastic/{name}", "grid_elastic/grid_tables.json")
+                    for key, name in _ELASTIC_KEYS},
+                 **{policy: at("grid_elastic/grid_tables.json", f"elastic/{policy}/interactive_W_mean")
+                    for policy in ("fixed_81", "fixed_120")},
+                 "paper": given("0.96", "../shared/spec/grid.md (the paper's elastic interactive W, 0.958-0.971)"),
+                 "speedups": Number("grid_elastic/grid_tables.json", lambda root: " / ".join(
+                     f"{100 * json_value(root, 'grid_elastic/grid_tables.json', f'speedup/{name}/speedup'):.0f}%"
+                     for name in GRID_ELASTIC_RUNS))},
     ),
     Item(
         id="bench_grid",
@@ -133,5 +178,7 @@ PROSE: dict[str, dict[str, Number]] = {  # numbers the prose pages quote beside 
                     "paper_elastic": given("0.96", "../shared/spec/grid.md (the paper's elastic interactive W, "
                                                    "0.958-0.971)")},
     "bench_grid": _rounded("bench_grid", "rate", fmt=".1f", suffix="_r1"),
+    "grid_elastic": {"ela_ora_2": at("grid_elastic/grid_tables.json", "elastic/ela-ora-0.5/interactive_W_over_seeds/iqm",
+                                     ".2f")},
 }
 ITEMS = with_prose(ITEMS, PROSE)

@@ -61,10 +61,6 @@ ABLATION_5PM = tuple((f"{run}/eval.json", "trained-s0") for run in (
                                                   "k3", "k7", "k10")), "vm_cvd_frag_5pm_gamma1"))
 CVD_WS05 = "vm_cvd_frag_impact_50pm_ws0.5"  # the CVD-RL run at the paper's Table 2 setting (50 PMs, warm start 0.5)
 SWEEP_WS05 = "sweep_vm_cvd_frag_impact_50pm_ws0.5"  # the same over seeds
-# Seed 0 of Fig. 12's two sets as evaluated before issue 56 re-ran vm_cvd_frag_impact_k_50pm_ws0.5 on start rows
-# past training: kept for vm_cvd_frag_impact_k_50pm_ws0.5_seeds, whose seeds 1-2 are on those training rows too,
-# until it is re-run.
-K_SEED0_TRAINING_ROWS = "vm_cvd_frag_impact_k_50pm_ws0.5_seeds/seed0_training_starts"
 
 
 def vs_ws05_seed0(file: str, fmt: str = "+.1f", name: str = SWEEP_WS05) -> Number:
@@ -83,7 +79,7 @@ def vs_ws05_iqm(file: str, fmt: str = "+.1f", name: str = SWEEP_WS05) -> Number:
                                               float(iqm.text(root)) - 1), fmt)
 
 
-K_SEED_RUNS = {run: ((f"{K_SEED0_TRAINING_ROWS}/{run}/eval.json", "trained-s0"),  # Fig. 12's two sets
+K_SEED_RUNS = {run: ((f"vm_cvd_frag_impact_k_50pm_ws0.5/{run}/eval.json", "trained-s0"),  # Fig. 12's two sets
                      *((f"vm_cvd_frag_impact_k_50pm_ws0.5_seeds/{run}/eval.json", f"trained-s{seed}")
                        for seed in (1, 2)))
                for run in ("k3", "k5_paper")}
@@ -695,11 +691,10 @@ ITEMS: list[Item] = [
                        **{name: f"vm_cvd_frag_impact_k_50pm_ws0.5_seeds/{name}" for name in K_OVER_SEEDS})),
         outputs=(*_vm_outputs("vm_cvd_frag_impact_k_50pm_ws0.5_seeds", K_OVER_SEEDS),
                  "vm_cvd_frag_impact_k_50pm_ws0.5_seeds/compare/summary.json"),
-        wall_s=2000,
+        wall_s=5233,
         headline="seeds 0 / 1 / 2: k = 3 {k3_0} / {k3_1} / {k3_2} (mean {k3_mean}), the paper's k = 5 {k5_paper_0} / "
                  "{k5_paper_1} / {k5_paper_2} ({k5_paper_mean}): k = 3 above k = 5 on {k3_above} seeds ({k3_vs_k5}% in "
-                 "the mean); room_fit {room_fit}; {ended} greedy episodes ended; every seed on the training start rows, seed 0 as "
-                 "evaluated before vm_cvd_frag_impact_k_50pm_ws0.5 was re-run past them (issue 56: to re-run)",
+                 "the mean); room_fit {room_fit}; {ended} greedy episodes ended; on the 50 held-out start rows past training",
         numbers={**{f"{run}_{seed}": vm_eval(*K_SEED_RUNS[run][seed]) for run in K_OVER_SEEDS for seed in range(3)},
                  **{f"{run}_mean": vm_evals(K_SEED_RUNS[run], "mean") for run in K_OVER_SEEDS},
                  "k3_above": Number(K_SEED_RUNS["k3"][1][0], lambda root: "{}/{}".format(sum(
@@ -712,7 +707,8 @@ ITEMS: list[Item] = [
                  "ended": Number(K_SEED_RUNS["k3"][1][0], lambda root: "{}/{}".format(*(sum(
                      int(json_value(root, file, f"policies/{policy}/{key}")) for run in K_SEED_RUNS.values()
                      for file, policy in run) for key in ("episodes_ended", "episodes"))))},
-        note="The two runs trained side by side on the 2-core CPU, one device each; checkpoints not kept.",
+        note="Re-run on the held-out start rows past training (issue 56), the two runs side by side on a 2-core CPU "
+             "shared with other training runs, one device each; checkpoints and return-curve plots not kept.",
     ),
     Item(
         id="vm_rollout_improvement",

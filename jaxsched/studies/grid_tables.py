@@ -17,6 +17,10 @@ is evaluated with its trained queue capacity and, where some waiting job would n
 the whole window listable (as the fixed pools are); ``queue peak`` and ``overflow`` (decisions with a
 job beyond the capacity: 0 in every table written) say so. ``--speedup ELASTIC=RIGID`` adds the
 paper's Table 5: the interactive queue-delay speed-up ``1 - wait(ELASTIC) / wait(RIGID)``.
+``--rigid-rows FILE`` takes the trained rigid rows from an earlier ``grid_tables.json`` on the same
+windows (its episodes, seed and options must match, and its heuristic rows must equal the ones
+computed here), so elastic runs can be compared with rigid ones whose checkpoints are not at hand;
+each such row records ``rows_from``.
 Writes ``DIR/grid_tables.json``, ``DIR/grid_tables.md`` and the plots (Figs. 4-10 analogues: W and
 queue-delay distributions of interactive jobs, fairness, the elastic pool and utilisation).
 """
@@ -144,15 +148,17 @@ def evaluate_run(run_dir: Path, options: dict, batched, episodes: int, seed: int
     tables = []
     for s in range(len(experiment.config.seeds)):
         params = jax.tree.map(lambda x: x[s], states.params)
-        policy = trained_policies(experiment, params, greedy=True)
         try:
-            table = variant.evaluate({"trained": policy}, batched, jax.random.PRNGKey(seed + 1))["trained"]
+            table = variant.evaluate({"trained": trained_policies(experiment, params, True, variant.env)}, batched,
+                                     jax.random.PRNGKey(seed + 1))["trained"]
         except InputError:
             if not variant.env.elastic or "queue_capacity" in options:
                 raise
             # a small pool queues more than the trained capacity: list the whole window, as the fixed pools do
+            # (the policy reads every listed job: built on that env)
             variant = build(experiment.config.env, **{**saved, **options, "queue_capacity": variant.num_jobs})
-            table = variant.evaluate({"trained": policy}, batched, jax.random.PRNGKey(seed + 1))["trained"]
+            table = variant.evaluate({"trained": trained_policies(experiment, params, True, variant.env)}, batched,
+                                     jax.random.PRNGKey(seed + 1))["trained"]
         tables.append(table)
     if stored is not None:
         stored.parent.mkdir(parents=True, exist_ok=True)
@@ -192,6 +198,24 @@ def _interval_text(seeds: dict) -> str:
     """``95% CI [low, high]`` from 5 seeds, ``range [low, high]`` (min, max) below."""
     interval = summary_interval(seeds)
     return f"{interval.label} [{interval.low:.3f}, {interval.high:.3f}]"
+
+
+def rigid_rows_from(path: Path, results: dict, heuristics: dict[str, dict]) -> dict[str, dict]:
+    """The trained rigid rows of an earlier study (``--rigid-rows``), once its windows and its heuristic
+    rows are shown to be this study's."""
+    try:
+        earlier = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as error:
+        raise UsageError(f"--rigid-rows {path}: cannot read a grid_tables.json ({error})") from error
+    for key in ("episodes", "seed", "options", "swf"):
+        if earlier.get(key) != results[key]:
+            raise UsageError(f"--rigid-rows {path}: its {key} is {earlier.get(key)!r}, this study's {results[key]!r}")
+    for name, row in heuristics.items():
+        theirs = earlier.get("rigid", {}).get(name)
+        if theirs is None or any(theirs.get(k) != row[k] for k in ("interactive_W_mean", "batch_W_mean", "finished")):
+            raise UsageError(f"--rigid-rows {path}: its {name!r} row differs from this study's (another env model "
+                             "or windows): re-run the rigid study instead")
+    return {name: {**row, "rows_from": str(path)} for name, row in earlier["rigid"].items() if name not in heuristics}
 
 
 def markdown(title: str, rows: dict[str, dict], paper: dict | None = None) -> str:
@@ -377,6 +401,8 @@ def main(argv=None) -> int:
     parser.add_argument("--option", action="append", default=[], help="KEY=VALUE env option (e.g. num_jobs=2000)")
     parser.add_argument("--cache", type=Path, help="keep each run's per-seed job tables here (evaluate a run once)")
     parser.add_argument("--skip-elastic", action="store_true", help="rigid table only")
+    parser.add_argument("--rigid-rows", type=Path,
+                        help="an earlier grid_tables.json on the same windows: its trained rigid rows join this table")
     parser.add_argument("--out", type=Path, default=Path("runs/grid_tables"))
     args = parser.parse_args(argv)
     try:
@@ -406,9 +432,13 @@ def main(argv=None) -> int:
             (elastic_rows if run_variant.env.elastic else rows)[name] = row
             (pool_tables if run_variant.env.elastic else fairness_tables)[name] = run_tables[0]
             distributions["elastic" if run_variant.env.elastic else "rigid"][name] = run_tables
+        if args.rigid_rows:
+            rows.update(rigid_rows_from(args.rigid_rows, results, {p: rows[p] for p in ("fifo", "edf", "sjf", "fairshare")}))
         results["rigid"] = rows
+        read = f"; the trained rows read from {args.rigid_rows} (same windows, heuristic rows equal)" \
+            if args.rigid_rows else ""
         text.append(markdown(f"Rigid site ({variant.env.num_cores} cores), {args.episodes} windows of "
-                             f"{variant.num_jobs} jobs (first/last {variant.exclude} excluded)", rows,
+                             f"{variant.num_jobs} jobs (first/last {variant.exclude} excluded){read}", rows,
                              None if args.swf else {k: PAPER[k] for k in ("native (paper)", "RL rigid (paper)")}))
         text.append(delay_markdown("Interactive queue delay, rigid (Table 3, Fig. 7)", rows,
                                    None if args.swf else PAPER_DELAYS))
