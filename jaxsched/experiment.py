@@ -502,8 +502,8 @@ def _silent(*args, **kwargs) -> None:
 def trained_policies(experiment: Experiment, params, greedy: bool, env=None):
     """The run's policy on its own env, or on ``env`` (the same family with another static size, e.g. a grid
     queue capacity: the policy reads that env's observation)."""
-    return ALGORITHMS[experiment.config.algo].policy_from(experiment.algo, env or experiment.variant.env, params,
-                                                          greedy)
+    return ALGORITHMS[experiment.config.algo].policy_from(
+        experiment.algo, experiment.variant.env if env is None else env, params, greedy)
 
 
 def seed_policies(experiment: Experiment, states) -> dict:

@@ -14,16 +14,17 @@ GRID_TABLES = ("jaxsched.studies.grid_tables --episodes 8 --seed 12345 "
                "--run rig-ora-l1={out}/grid_esn_oracle_l1.0 --run rig-est-l1={out}/grid_esn_estimated_l1.0 "
                "--run rig-ora-it60={out}/grid_esn_oracle@60 --run rig-ora-rest={out}/grid_esn_oracle_from_rest "
                "--out {out}/grid")
-# the elastic runs (the paper's Table 4 / 5 names) and the rigid row each is compared with (Table 5's speed-up);
-# the paper's fourth, ela-est-1 (estimated, λ_e = 1), is not run yet
-GRID_ELASTIC_RUNS = {"ela-ora-0.5": ("grid_elastic_esn_oracle", (), "rig-ora"),
-                     "ela-ora-1": ("grid_elastic_esn_oracle_l1.0", ("env_options.weight=1.0",), "rig-ora-l1"),
-                     "ela-est-0.5": ("grid_elastic_esn_estimated", ("env_options.runtime_model=estimated",), "rig-est")}
+# the elastic runs (the paper's Table 4 / 5 names): (their numbers' key, run folder, overrides, the rigid row each is
+# compared with in Table 5's speed-up); the paper's fourth, ela-est-1 (estimated, λ_e = 1), is not run yet
+GRID_ELASTIC_RUNS = {"ela-ora-0.5": ("ela_ora", "grid_elastic_esn_oracle", (), "rig-ora"),
+                     "ela-ora-1": ("ela_ora_l1", "grid_elastic_esn_oracle_l1.0", ("env_options.weight=1.0",),
+                                   "rig-ora-l1"),
+                     "ela-est-0.5": ("ela_est", "grid_elastic_esn_estimated", ("env_options.runtime_model=estimated",),
+                                     "rig-est")}
 GRID_ELASTIC_TABLES = ("jaxsched.studies.grid_tables --episodes 8 --seed 12345 "
-                       + " ".join(f"--run {name}={{out}}/{run}" for name, (run, _, _) in GRID_ELASTIC_RUNS.items())
-                       + " " + " ".join(f"--speedup {name}={rigid}" for name, (_, _, rigid) in GRID_ELASTIC_RUNS.items())
+                       + " ".join(f"--run {name}={{out}}/{run}" for name, (_, run, _, _) in GRID_ELASTIC_RUNS.items())
+                       + " " + " ".join(f"--speedup {name}={rigid}" for name, (*_, rigid) in GRID_ELASTIC_RUNS.items())
                        + " --rigid-rows {out}/grid/grid_tables.json --out {out}/grid_elastic")
-_ELASTIC_KEYS = (("ela_ora", "ela-ora-0.5"), ("ela_est", "ela-est-0.5"), ("ela_ora_l1", "ela-ora-1"))
 GRID_RIGID_RUNS = ("grid_esn_oracle", "grid_esn_estimated", "grid_esn_oracle_l1.0", "grid_esn_estimated_l1.0",
                    "grid_esn_oracle_from_rest")
 
@@ -108,10 +109,10 @@ ITEMS: list[Item] = [
         paper="grid paper Table 4 / Figs. 8-9 (elastic: W, pool, utilisation) and Table 5 / Fig. 10 (queue-delay "
               "speed-up over rigid), oracle and estimated runtimes, λ_e = 0.5 / 1",
         steps=(*(train(f"{{out}}/{run}", "configs/grid_elastic_esn.yaml", *overrides, quick=GRID_QUICK)
-                 for run, overrides, _ in GRID_ELASTIC_RUNS.values()),
+                 for _, run, overrides, _ in GRID_ELASTIC_RUNS.values()),
                Step(GRID_ELASTIC_TABLES, quick_command=GRID_ELASTIC_TABLES
                     + " --episodes 1 --option num_jobs=300 --option exclude=20")),
-        outputs=(*(f"{run}/metrics.csv" for run, _, _ in GRID_ELASTIC_RUNS.values()),
+        outputs=(*(f"{run}/metrics.csv" for _, run, _, _ in GRID_ELASTIC_RUNS.values()),
                  *(f"grid_elastic/{name}" for name in ("grid_tables.json", "grid_tables.md", "grid_fairness.png",
                                                        "grid_elastic_pool.png",
                                                        "grid_elastic_utilisation.png", "grid_W_icdf.png",
@@ -128,9 +129,9 @@ ITEMS: list[Item] = [
                  "cores {fixed_81}, 120 {fixed_120} (paper {paper}); queue-delay speed-up over the rigid runs "
                  "{speedups} (paper 45% / 73% / 58%)",
         numbers={**{key: at("grid_elastic/grid_tables.json", f"elastic/{name}/interactive_W_over_seeds/iqm")
-                    for key, name in _ELASTIC_KEYS},
+                    for name, (key, *_) in GRID_ELASTIC_RUNS.items()},
                  **{f"{key}_interval": grid_seed_interval(f"elastic/{name}", "grid_elastic/grid_tables.json")
-                    for key, name in _ELASTIC_KEYS},
+                    for name, (key, *_) in GRID_ELASTIC_RUNS.items()},
                  **{policy: at("grid_elastic/grid_tables.json", f"elastic/{policy}/interactive_W_mean")
                     for policy in ("fixed_81", "fixed_120")},
                  "paper": given("0.96", "../shared/spec/grid.md (the paper's elastic interactive W, 0.958-0.971)"),

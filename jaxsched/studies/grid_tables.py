@@ -145,20 +145,21 @@ def evaluate_run(run_dir: Path, options: dict, batched, episodes: int, seed: int
         if capacity != variant.env.queue_capacity:
             variant = build(experiment.config.env, **{**saved, **options, "queue_capacity": capacity})
         return _run_row(experiment, variant, tables, instances, run_dir, step)
+    def greedy_table(variant, params) -> dict:  # the policy reads every job listed: built on that variant's env
+        policy = trained_policies(experiment, params, True, variant.env)
+        return variant.evaluate({"trained": policy}, batched, jax.random.PRNGKey(seed + 1))["trained"]
+
     tables = []
     for s in range(len(experiment.config.seeds)):
         params = jax.tree.map(lambda x: x[s], states.params)
         try:
-            table = variant.evaluate({"trained": trained_policies(experiment, params, True, variant.env)}, batched,
-                                     jax.random.PRNGKey(seed + 1))["trained"]
+            table = greedy_table(variant, params)
         except InputError:
             if not variant.env.elastic or "queue_capacity" in options:
                 raise
             # a small pool queues more than the trained capacity: list the whole window, as the fixed pools do
-            # (the policy reads every listed job: built on that env)
             variant = build(experiment.config.env, **{**saved, **options, "queue_capacity": variant.num_jobs})
-            table = variant.evaluate({"trained": trained_policies(experiment, params, True, variant.env)}, batched,
-                                     jax.random.PRNGKey(seed + 1))["trained"]
+            table = greedy_table(variant, params)
         tables.append(table)
     if stored is not None:
         stored.parent.mkdir(parents=True, exist_ok=True)
