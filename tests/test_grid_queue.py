@@ -16,6 +16,7 @@ Every env here is small and every jitted function is compiled once.
 from __future__ import annotations
 
 import heapq
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -33,7 +34,9 @@ from jaxsched.envs.grid.types import EnvParams, jobs_from_arrays
 from jaxsched.envs.grid.variants import GridVariant, check_queue_capacity
 from jaxsched.envs.grid.workload import Workload, generate
 from jaxsched.errors import InputError
+from jaxsched.experiment import Experiment, load_train_config, trained_policies
 from jaxsched.registry import build
+from jaxsched.studies.grid_tables import greedy_episodes
 
 LENGTH = 160  # every window here: one compile per env
 
@@ -293,3 +296,25 @@ def test_fairness_at_election_drops_when_a_vo_is_starved():
     assert abs(starved["final_fairness"] - fifo["final_fairness"]) < 0.01  # the former measure: blind to it
     print(f"F at election: fifo {fifo['fairness']:.3f}, starve_vo0 {starved['fairness']:.3f}; "
           f"F at the end: {fifo['final_fairness']:.3f} vs {starved['final_fairness']:.3f}")
+
+
+def test_grid_tables_plays_a_runs_seeds_through_one_compiled_episode_like_the_closure_policy():
+    """grid_tables passes a seed's parameters as an argument (one compile per run): the same episodes
+    as the policy that closes over them."""
+    overrides = ["env_options.num_jobs=60", "env_options.exclude=5", "env_options.pool_sizes=[2, 3, 4]",
+                 "env_options.initial_pool=3", "seeds=[0, 1]"]
+    experiment = Experiment.from_config(load_train_config(Path("configs/grid_elastic_esn.yaml"), overrides))
+    variant = experiment.variant
+    windows = variant.with_jobs(stack([variant.params.jobs] * 2))
+    final_states = greedy_episodes(experiment, variant)
+    for seed in (0, 1):
+        params = make_q(variant.env, experiment.algo).init(jax.random.PRNGKey(seed))
+        params = {**params, "theta": jax.random.normal(jax.random.PRNGKey(seed + 5), params["theta"].shape)}
+        closure = variant.evaluate({"esn": trained_policies(experiment, params, True)}, windows,
+                                   jax.random.PRNGKey(0))["esn"]
+        compiled = variant.table_of(final_states(params, windows, jax.random.PRNGKey(0)), "esn")
+        assert compiled.keys() == closure.keys()
+        for column in closure:
+            np.testing.assert_array_equal(compiled[column], closure[column], err_msg=column)
+        assert np.all(compiled["start"] >= 0)
+    assert final_states._cache_size() == 1  # both seeds through one compilation

@@ -13,7 +13,7 @@ from jaxsched.core.stats import summarize_over_seeds
 from jaxsched.envs.grid.types import BATCH, INTERACTIVE
 from jaxsched.errors import UsageError
 from jaxsched.studies.grid_tables import (delay_markdown, delay_tail, interactive_values, markdown, parse_runs,
-                                         rigid_rows_from, speedup_markdown)
+                                         pool_at_bounds, rigid_rows_from, speedup_markdown)
 
 
 def _row(w: float, wait: float, seeds: int = 5) -> dict:
@@ -110,3 +110,12 @@ def test_rigid_rows_come_from_an_earlier_study_only_on_the_same_windows(tmp_path
         rigid_rows_from(earlier, study, {"fifo": fifo | {"interactive_W_mean": 0.61}})
     with pytest.raises(UsageError, match="cannot read"):
         rigid_rows_from(tmp_path / "missing.json", study, {"fifo": fifo})
+
+
+def test_pool_at_bounds_counts_kept_dispatches_at_the_smallest_or_largest_pool_and_only_elastic_tables_show_it():
+    table = {"pool": np.array([30, 120, 60, 30, 90, 120]), "start": np.array([0, 5, 9, -1, 3, 7]),
+             "kept": np.array([True, True, True, True, True, False])}
+    assert pool_at_bounds(table, (30, 60, 90, 120)) == pytest.approx(2 / 4)  # not started / not kept: not counted
+    rigid = markdown("t", {"fifo": {"interactive_W_mean": 0.6, "finished": 1, "jobs": 1}})
+    elastic = markdown("t", {"fixed_30": {"interactive_W_mean": 0.6, "pool_at_bounds": 1.0, "finished": 1, "jobs": 1}})
+    assert "at min / max pool" not in rigid and "at min / max pool" in elastic

@@ -15,14 +15,23 @@ GRID_TABLES = ("jaxsched.studies.grid_tables --episodes 8 --seed 12345 "
                "--run rig-ora-it60={out}/grid_esn_oracle@60 --run rig-ora-rest={out}/grid_esn_oracle_from_rest "
                "--out {out}/grid")
 # the elastic runs (the paper's Table 4 / 5 names): (their numbers' key, run folder, overrides, the rigid row each is
-# compared with in Table 5's speed-up); the paper's fourth, ela-est-1 (estimated, λ_e = 1), is not run yet
+# compared with in Table 5's speed-up)
 GRID_ELASTIC_RUNS = {"ela-ora-0.5": ("ela_ora", "grid_elastic_esn_oracle", (), "rig-ora"),
                      "ela-ora-1": ("ela_ora_l1", "grid_elastic_esn_oracle_l1.0", ("env_options.weight=1.0",),
                                    "rig-ora-l1"),
                      "ela-est-0.5": ("ela_est", "grid_elastic_esn_estimated", ("env_options.runtime_model=estimated",),
-                                     "rig-est")}
+                                     "rig-est"),
+                     "ela-est-1": ("ela_est_l1", "grid_elastic_esn_estimated_l1.0",
+                                   ("env_options.runtime_model=estimated", "env_options.weight=1.0"), "rig-est-l1")}
+# ablations of ela-ora-0.5 for the elastic gap (issue 51): (their numbers' key, run folder, the one override)
+GRID_ELASTIC_ABLATIONS = {
+    "ela-ora-0.5-g0.95": ("abl_gamma", "grid_elastic_esn_oracle_gamma0.95", ("algo_options.gamma=0.95",)),
+    "ela-ora-0.5-warm-qp": ("abl_warm_qp", "grid_elastic_esn_oracle_warm_qp",
+                            ("algo_options.warm_start_policy=queue_proportional",)),
+}
+_ELASTIC_RUN_FOLDERS = {name: run for name, (_, run, *_) in {**GRID_ELASTIC_RUNS, **GRID_ELASTIC_ABLATIONS}.items()}
 GRID_ELASTIC_TABLES = ("jaxsched.studies.grid_tables --episodes 8 --seed 12345 "
-                       + " ".join(f"--run {name}={{out}}/{run}" for name, (_, run, _, _) in GRID_ELASTIC_RUNS.items())
+                       + " ".join(f"--run {name}={{out}}/{run}" for name, run in _ELASTIC_RUN_FOLDERS.items())
                        + " " + " ".join(f"--speedup {name}={rigid}" for name, (*_, rigid) in GRID_ELASTIC_RUNS.items())
                        + " --rigid-rows {out}/grid/grid_tables.json --out {out}/grid_elastic")
 GRID_RIGID_RUNS = ("grid_esn_oracle", "grid_esn_estimated", "grid_esn_oracle_l1.0", "grid_esn_estimated_l1.0",
@@ -107,31 +116,35 @@ ITEMS: list[Item] = [
     Item(
         id="grid_elastic",
         paper="grid paper Table 4 / Figs. 8-9 (elastic: W, pool, utilisation) and Table 5 / Fig. 10 (queue-delay "
-              "speed-up over rigid), oracle and estimated runtimes, λ_e = 0.5 / 1",
+              "speed-up over rigid), oracle and estimated runtimes, λ_e = 0.5 / 1; two ablations of ela-ora-0.5 "
+              "(γ, the warm start's teacher)",
         steps=(*(train(f"{{out}}/{run}", "configs/grid_elastic_esn.yaml", *overrides, quick=GRID_QUICK)
-                 for _, run, overrides, _ in GRID_ELASTIC_RUNS.values()),
+                 for _, run, overrides, *_ in (*GRID_ELASTIC_RUNS.values(), *GRID_ELASTIC_ABLATIONS.values())),
                Step(GRID_ELASTIC_TABLES, quick_command=GRID_ELASTIC_TABLES
                     + " --episodes 1 --option num_jobs=300 --option exclude=20")),
-        outputs=(*(f"{run}/metrics.csv" for _, run, _, _ in GRID_ELASTIC_RUNS.values()),
+        outputs=(*(f"{run}/metrics.csv" for run in _ELASTIC_RUN_FOLDERS.values()),
                  *(f"grid_elastic/{name}" for name in ("grid_tables.json", "grid_tables.md", "grid_fairness.png",
                                                        "grid_elastic_pool.png",
                                                        "grid_elastic_utilisation.png", "grid_W_icdf.png",
                                                        "grid_wait_cdf.png"))),
-        wall_s=9490,
+        wall_s=21400,
         inputs=("{out}/grid/grid_tables.json",),
         needs=("grid_tables",),
         note="The rigid rows of Table 5 are grid_tables' (--rigid-rows: same windows, its heuristic rows checked "
              "equal). factored_q (the elastic config) scores the 2048 x 11 actions per decision on a CPU. wall_s: the "
-             "three runs' training (7452 s, on a 2-core CPU shared with 2-4 other jobs; the λ_e = 1 run partly paused) "
-             "and the tables (~34 min, the study run with --cache runs/grid_el/cache, which reused one run's tables).",
+             "six runs' training (14157 s summed from their metrics.csv, on a 2-core CPU shared with 1-4 other jobs; "
+             "two runs partly paused) and their evaluations (~34 min for the first three; ~65 min for the other three, "
+             "evaluated side by side into --cache runs/grid_el/cache) and the final study (22 min, reading all six "
+             "from the cache).",
         headline="elastic W int, 5 seeds: SARSA-ESN IQM {ela_ora} {ela_ora_interval} (oracle) / {ela_est} "
-                 "{ela_est_interval} (estimated) / {ela_ora_l1} {ela_ora_l1_interval} (oracle, W only) vs fixed 81 "
-                 "cores {fixed_81}, 120 {fixed_120} (paper {paper}); queue-delay speed-up over the rigid runs "
-                 "{speedups} (paper 45% / 73% / 58%)",
+                 "{ela_est_interval} (estimated) / {ela_ora_l1} {ela_ora_l1_interval} (oracle, W only) / {ela_est_l1} "
+                 "{ela_est_l1_interval} (estimated, W only) vs fixed 81 cores {fixed_81}, 120 {fixed_120} (paper "
+                 "{paper}); queue-delay speed-up over the rigid runs {speedups} (paper 45% / 73% / 58% / 64%); "
+                 "ablations: γ 0.95 {abl_gamma}, warm start from queue_proportional {abl_warm_qp}",
         numbers={**{key: at("grid_elastic/grid_tables.json", f"elastic/{name}/interactive_W_over_seeds/iqm")
-                    for name, (key, *_) in GRID_ELASTIC_RUNS.items()},
+                    for name, (key, *_) in {**GRID_ELASTIC_RUNS, **GRID_ELASTIC_ABLATIONS}.items()},
                  **{f"{key}_interval": grid_seed_interval(f"elastic/{name}", "grid_elastic/grid_tables.json")
-                    for name, (key, *_) in GRID_ELASTIC_RUNS.items()},
+                    for name, (key, *_) in {**GRID_ELASTIC_RUNS, **GRID_ELASTIC_ABLATIONS}.items()},
                  **{policy: at("grid_elastic/grid_tables.json", f"elastic/{policy}/interactive_W_mean")
                     for policy in ("fixed_81", "fixed_120")},
                  "paper": given("0.96", "../shared/spec/grid.md (the paper's elastic interactive W, 0.958-0.971)"),

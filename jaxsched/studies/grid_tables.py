@@ -61,7 +61,8 @@ COLUMNS = (("interactive_W_mean", "W int"), ("interactive_W_std", "± "), ("batc
            ("batch_wait_mean", "wait batch (s)"), ("interactive_wait_under_120s", "int < 2 min"),
            ("interactive_W_over_0.9", "int W > 0.9"), ("fairness", "F"),
            ("final_fairness", "F end"), ("utilisation", "util"),
-           ("mean_pool", "pool"), ("queue_peak", "queue peak"), ("hidden_decisions", "overflow"))
+           ("mean_pool", "pool"), ("pool_at_bounds", "at min / max pool"), ("queue_peak", "queue peak"),
+           ("hidden_decisions", "overflow"))
 INTEGER_COLUMNS = ("mean_pool", "queue_peak", "hidden_decisions")
 OVER_SEEDS = (("interactive_W_mean", "W int", True), ("interactive_W_over_0.9", "int W > 0.9", True),
               ("interactive_wait_mean", "wait int (s)", False), ("interactive_wait_under_120s", "int < 2 min", True),
@@ -90,7 +91,23 @@ def evaluate_group(env: str, options: dict, episodes: int, seed: int, policies: 
     else:
         batched, _ = variant.held_out(episodes, seed)
     tables = variant.evaluate({p: variant.heuristic(p) for p in policies}, batched, jax.random.PRNGKey(seed + 1))
-    return variant, batched, tables, {p: variant.summarize(t) | delay_tail(t) for p, t in tables.items()}
+    return variant, batched, tables, {p: table_summary(variant, t) for p, t in tables.items()}
+
+
+def table_summary(variant, table: dict) -> dict:
+    """A policy's numbers on the study's windows: the variant's summary, the delay tail and, elastic, the
+    share of its dispatches at the smallest or largest pool (a learner's pool choice at its bounds)."""
+    summary = variant.summarize(table) | delay_tail(table)
+    if variant.env.elastic:
+        summary["pool_at_bounds"] = pool_at_bounds(table, variant.env.pool_sizes)
+    return summary
+
+
+def pool_at_bounds(table: dict, pool_sizes) -> float:
+    """The share of the kept jobs dispatched while the pool was at its smallest or largest size."""
+    dispatched = table["kept"] & (table["start"] >= 0)
+    pool = table["pool"][dispatched]
+    return float(np.mean((pool == min(pool_sizes)) | (pool == max(pool_sizes)))) if pool.size else float("nan")
 
 
 def delay_tail(table: dict) -> dict:
@@ -145,21 +162,20 @@ def evaluate_run(run_dir: Path, options: dict, batched, episodes: int, seed: int
         if capacity != variant.env.queue_capacity:
             variant = build(experiment.config.env, **{**saved, **options, "queue_capacity": capacity})
         return _run_row(experiment, variant, tables, instances, run_dir, step)
-    def greedy_table(variant, params) -> dict:  # the policy reads every job listed: built on that variant's env
-        policy = trained_policies(experiment, params, True, variant.env)
-        return variant.evaluate({"trained": policy}, batched, jax.random.PRNGKey(seed + 1))["trained"]
-
+    key = jax.random.PRNGKey(seed + 1)
+    final_states = greedy_episodes(experiment, variant)
     tables = []
     for s in range(len(experiment.config.seeds)):
         params = jax.tree.map(lambda x: x[s], states.params)
         try:
-            table = greedy_table(variant, params)
+            table = variant.table_of(final_states(params, batched, key), "trained")
         except InputError:
             if not variant.env.elastic or "queue_capacity" in options:
                 raise
             # a small pool queues more than the trained capacity: list the whole window, as the fixed pools do
             variant = build(experiment.config.env, **{**saved, **options, "queue_capacity": variant.num_jobs})
-            table = greedy_table(variant, params)
+            final_states = greedy_episodes(experiment, variant)
+            table = variant.table_of(final_states(params, batched, key), "trained")
         tables.append(table)
     if stored is not None:
         stored.parent.mkdir(parents=True, exist_ok=True)
@@ -168,9 +184,20 @@ def evaluate_run(run_dir: Path, options: dict, batched, episodes: int, seed: int
     return _run_row(experiment, variant, tables, instances, run_dir, step)
 
 
+def greedy_episodes(experiment, variant):
+    """``final_states(params, batched, key)``: the run's greedy policy with ``params`` played on ``variant``
+    (its env: the policy reads every job listed there). The parameters are an argument, not constants of
+    a closure, so the episode scan compiles once for all of a run's seeds."""
+    @jax.jit
+    def final_states(params, batched, key):
+        policy = trained_policies(experiment, params, True, variant.env)
+        return variant.run_episodes(policy, batched, key)[0]
+    return final_states
+
+
 def _run_row(experiment, variant, tables: list[dict], instances: dict, run_dir: Path, step: int | None):
     """``(variant, tables, row)``: the means over seeds, the over-seeds summaries and the run's facts."""
-    per_seed = [variant.summarize(table) | delay_tail(table) for table in tables]
+    per_seed = [table_summary(variant, table) for table in tables]
     row = {key: float(np.mean([r[key] for r in per_seed])) for key in per_seed[0]}
     for key in ("queue_peak", "hidden_decisions"):
         if key in per_seed[0]:
@@ -220,8 +247,10 @@ def rigid_rows_from(path: Path, results: dict, heuristics: dict[str, dict]) -> d
 
 
 def markdown(title: str, rows: dict[str, dict], paper: dict | None = None) -> str:
-    head = "| policy | " + " | ".join(label for _, label in COLUMNS) + " | finished / jobs |"
-    lines = [f"### {title}", "", head, "|" + "---|" * (len(COLUMNS) + 2)]
+    # the columns some row has (a rigid table has no pool bounds)
+    columns = [(key, label) for key, label in COLUMNS if any(key in row for row in rows.values())]
+    head = "| policy | " + " | ".join(label for _, label in columns) + " | finished / jobs |"
+    lines = [f"### {title}", "", head, "|" + "---|" * (len(columns) + 2)]
 
     def cell(value, key):
         if value is None or (isinstance(value, float) and np.isnan(value)):
@@ -235,10 +264,10 @@ def markdown(title: str, rows: dict[str, dict], paper: dict | None = None) -> st
         label = shown if not seeds else (
             f"{shown} ({seeds['n']} seeds; IQM W int {seeds['iqm']:.3f}, "
             f"{_interval_text(seeds)})")
-        lines.append(f"| {label} | " + " | ".join(cell(row.get(k), k) for k, _ in COLUMNS) +
+        lines.append(f"| {label} | " + " | ".join(cell(row.get(k), k) for k, _ in columns) +
                      f" | {count_text(row.get('finished', 0))} / {count_text(row.get('jobs', 0))} |")
     for name, row in (paper or {}).items():
-        lines.append(f"| {name} | " + " | ".join(cell(row.get(k), k) for k, _ in COLUMNS) + " | |")
+        lines.append(f"| {name} | " + " | ".join(cell(row.get(k), k) for k, _ in columns) + " | |")
     marks = legend(rows.values()) + instance_ranges.legend(rows.values())
     lines += ["", *marks] if marks else []
     runs = {name: row for name, row in rows.items() if row.get("over_seeds")}

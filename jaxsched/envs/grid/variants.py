@@ -180,18 +180,20 @@ class GridVariant:
         """Per-job tables (:func:`jaxsched.envs.grid.metrics.job_table`). A policy under which some
         waiting job was ever beyond the queue capacity is an ``InputError`` naming ``source`` (the trace;
         default: the variant's) and the peak queue."""
-        tables = {}
-        for name, policy in policies.items():
-            final = self.run_episodes(policy, batched_params, key, num_rollouts)[0]
-            hidden = np.asarray(final.hidden)
-            if hidden.any():
-                where = source or (f"SWF trace {self.swf}" if self.swf else f"synthetic {self.name} windows")
-                raise InputError(f"{where}: under {name}, up to {int(np.max(final.queue_peak))} jobs waited at once, "
-                                 f"more than the queue capacity {self.env.queue_capacity} ({int(np.sum(hidden > 0))} "
-                                 f"episode(s), {int(hidden.sum())} decisions with a job beyond it); set the option "
-                                 "queue_capacity higher")
-            tables[name] = job_table(final, self.exclude)
-        return tables
+        return {name: self.table_of(self.run_episodes(policy, batched_params, key, num_rollouts)[0], name, source)
+                for name, policy in policies.items()}
+
+    def table_of(self, final, name: str, source: str | None = None) -> dict:
+        """The per-job table of ``run_episodes``' final states under policy ``name``, once no waiting job
+        was ever beyond the queue capacity (else the ``InputError`` of :meth:`evaluate`)."""
+        hidden = np.asarray(final.hidden)
+        if hidden.any():
+            where = source or (f"SWF trace {self.swf}" if self.swf else f"synthetic {self.name} windows")
+            raise InputError(f"{where}: under {name}, up to {int(np.max(final.queue_peak))} jobs waited at once, "
+                             f"more than the queue capacity {self.env.queue_capacity} ({int(np.sum(hidden > 0))} "
+                             f"episode(s), {int(hidden.sum())} decisions with a job beyond it); set the option "
+                             "queue_capacity higher")
+        return job_table(final, self.exclude)
 
     def summarize(self, table: dict) -> dict:
         return summarize(table, self.env.vo_shares)
