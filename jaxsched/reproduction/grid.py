@@ -34,6 +34,9 @@ GRID_ELASTIC_TABLES = ("jaxsched.studies.grid_tables --episodes 8 --seed 12345 "
                        + " ".join(f"--run {name}={{out}}/{run}" for name, run in _ELASTIC_RUN_FOLDERS.items())
                        + " " + " ".join(f"--speedup {name}={rigid}" for name, (*_, rigid) in GRID_ELASTIC_RUNS.items())
                        + " --rigid-rows {out}/grid/grid_tables.json --out {out}/grid_elastic")
+GRID_Q_SIZES = ("jaxsched.studies.grid_q_sizes --decisions 400 --seed 12345 "
+                + " ".join(f"--run {name}={{out}}/{run}" for name, run in _ELASTIC_RUN_FOLDERS.items())
+                + " --out {out}/grid_elastic")
 GRID_RIGID_RUNS = ("grid_esn_oracle", "grid_esn_estimated", "grid_esn_oracle_l1.0", "grid_esn_estimated_l1.0",
                    "grid_esn_oracle_from_rest")
 
@@ -121,12 +124,13 @@ ITEMS: list[Item] = [
         steps=(*(train(f"{{out}}/{run}", "configs/grid_elastic_esn.yaml", *overrides, quick=GRID_QUICK)
                  for _, run, overrides, *_ in (*GRID_ELASTIC_RUNS.values(), *GRID_ELASTIC_ABLATIONS.values())),
                Step(GRID_ELASTIC_TABLES, quick_command=GRID_ELASTIC_TABLES
-                    + " --episodes 1 --option num_jobs=300 --option exclude=20")),
+                    + " --episodes 1 --option num_jobs=300 --option exclude=20"),
+               Step(GRID_Q_SIZES, quick="--decisions 20")),
         outputs=(*(f"{run}/metrics.csv" for run in _ELASTIC_RUN_FOLDERS.values()),
                  *(f"grid_elastic/{name}" for name in ("grid_tables.json", "grid_tables.md", "grid_fairness.png",
                                                        "grid_elastic_pool.png",
                                                        "grid_elastic_utilisation.png", "grid_W_icdf.png",
-                                                       "grid_wait_cdf.png"))),
+                                                       "grid_wait_cdf.png", "q_over_sizes.json"))),
         wall_s=21400,
         inputs=("{out}/grid/grid_tables.json",),
         needs=("grid_tables",),
