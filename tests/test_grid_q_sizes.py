@@ -29,9 +29,9 @@ def test_q_over_sizes_reads_the_dispatched_jobs_q_over_the_allowed_sizes():
     experiment = Experiment.from_config(load_train_config(Path("configs/grid_elastic_esn.yaml"), overrides))
     params = make_q(experiment.variant.env, experiment.algo).init(jax.random.PRNGKey(0))
     params = {**params, "theta": jax.random.normal(jax.random.PRNGKey(1), params["theta"].shape)}
-    rows = q_over_sizes(experiment, params, experiment.variant.params, 12)
+    rows = q_over_sizes(experiment, experiment.variant.params, 12)(params)
     assert len(rows) == 12 and all(1 <= row.size <= 4 and np.all(np.isfinite(row)) for row in rows)
     rigid_config = load_train_config(Path("configs/grid_sarsa_esn.yaml"), [*TINY, "env_options.num_cores=3"])
     rigid = Experiment.from_config(rigid_config)
     with pytest.raises(UsageError, match="not elastic"):
-        q_over_sizes(rigid, None, rigid.variant.params, 1)
+        q_over_sizes(rigid, rigid.variant.params, 1)

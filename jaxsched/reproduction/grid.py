@@ -29,7 +29,8 @@ GRID_ELASTIC_ABLATIONS = {
     "ela-ora-0.5-warm-qp": ("abl_warm_qp", "grid_elastic_esn_oracle_warm_qp",
                             ("algo_options.warm_start_policy=queue_proportional",)),
 }
-_ELASTIC_RUN_FOLDERS = {name: run for name, (_, run, *_) in {**GRID_ELASTIC_RUNS, **GRID_ELASTIC_ABLATIONS}.items()}
+_ELASTIC_ALL = {**GRID_ELASTIC_RUNS, **GRID_ELASTIC_ABLATIONS}  # name: (key, run folder, overrides, ...)
+_ELASTIC_RUN_FOLDERS = {name: run for name, (_, run, *_) in _ELASTIC_ALL.items()}
 GRID_ELASTIC_TABLES = ("jaxsched.studies.grid_tables --episodes 8 --seed 12345 "
                        + " ".join(f"--run {name}={{out}}/{run}" for name, run in _ELASTIC_RUN_FOLDERS.items())
                        + " " + " ".join(f"--speedup {name}={rigid}" for name, (*_, rigid) in GRID_ELASTIC_RUNS.items())
@@ -122,7 +123,7 @@ ITEMS: list[Item] = [
               "speed-up over rigid), oracle and estimated runtimes, λ_e = 0.5 / 1; two ablations of ela-ora-0.5 "
               "(γ, the warm start's teacher)",
         steps=(*(train(f"{{out}}/{run}", "configs/grid_elastic_esn.yaml", *overrides, quick=GRID_QUICK)
-                 for _, run, overrides, *_ in (*GRID_ELASTIC_RUNS.values(), *GRID_ELASTIC_ABLATIONS.values())),
+                 for _, run, overrides, *_ in _ELASTIC_ALL.values()),
                Step(GRID_ELASTIC_TABLES, quick_command=GRID_ELASTIC_TABLES
                     + " --episodes 1 --option num_jobs=300 --option exclude=20"),
                Step(GRID_Q_SIZES, quick="--decisions 20")),
@@ -146,9 +147,9 @@ ITEMS: list[Item] = [
                  "{paper}); queue-delay speed-up over the rigid runs {speedups} (paper 45% / 73% / 58% / 64%); "
                  "ablations: γ 0.95 {abl_gamma}, warm start from queue_proportional {abl_warm_qp}",
         numbers={**{key: at("grid_elastic/grid_tables.json", f"elastic/{name}/interactive_W_over_seeds/iqm")
-                    for name, (key, *_) in {**GRID_ELASTIC_RUNS, **GRID_ELASTIC_ABLATIONS}.items()},
+                    for name, (key, *_) in _ELASTIC_ALL.items()},
                  **{f"{key}_interval": grid_seed_interval(f"elastic/{name}", "grid_elastic/grid_tables.json")
-                    for name, (key, *_) in {**GRID_ELASTIC_RUNS, **GRID_ELASTIC_ABLATIONS}.items()},
+                    for name, (key, *_) in _ELASTIC_ALL.items()},
                  **{policy: at("grid_elastic/grid_tables.json", f"elastic/{policy}/interactive_W_mean")
                     for policy in ("fixed_81", "fixed_120")},
                  "paper": given("0.96", "../shared/spec/grid.md (the paper's elastic interactive W, 0.958-0.971)"),

@@ -38,9 +38,10 @@ def size_profile(rows: list[np.ndarray]) -> dict:
     return {"decisions": len(rows), "monotone": float(np.mean(monotone)), "argmax_at_end": float(np.mean(at_end))}
 
 
-def q_over_sizes(experiment, params, window, decisions: int) -> list[np.ndarray]:
-    """Q of the dispatched job over the allowed sizes at each of the first ``decisions`` greedy decisions
-    of one episode on ``window`` (the reservoir carried, as in evaluation)."""
+def q_over_sizes(experiment, window, decisions: int):
+    """``rows(params) -> list of Q over the allowed sizes``: Q of the dispatched job at each of the first
+    ``decisions`` greedy decisions of one episode on ``window`` (the reservoir carried, as in evaluation).
+    One scan over the decisions, compiled once for all of a run's seeds (the parameters are an argument)."""
     env = experiment.variant.env
     if not env.elastic:
         raise UsageError(f"{experiment.config.env} is not elastic: it has one pool size")
@@ -49,17 +50,23 @@ def q_over_sizes(experiment, params, window, decisions: int) -> list[np.ndarray]
         raise UsageError("the run's ESN does not carry its state (esn_memory: false); this probe reads the carry")
 
     @jax.jit
-    def step(params, state, carry):
-        obs = env.get_obs(state, window)
-        values = q.all_values(params, obs, carry).reshape(env.num_candidates, env.num_sizes)
-        action, carry = greedy_policy(q, env, params).step(carry, jax.random.PRNGKey(0), obs)
-        state = env.transition(state, action, window)[0]
-        return state, carry, values[action // env.num_sizes], obs.size_allowed
+    def values_and_allowed(params):
+        policy = greedy_policy(q, env, params)
 
-    state, carry, rows = env.initial_state(window), q.initial_carry(), []
-    for _ in range(decisions):
-        state, carry, values, allowed = step(params, state, carry)
-        rows.append(np.asarray(values)[np.asarray(allowed)])
+        def step(carry, _):
+            state, memory = carry
+            obs = env.get_obs(state, window)
+            values = q.all_values(params, obs, memory).reshape(env.num_candidates, env.num_sizes)
+            action, memory = policy.step(memory, jax.random.PRNGKey(0), obs)
+            state = env.transition(state, action, window)[0]
+            return (state, memory), (values[action // env.num_sizes], obs.size_allowed)
+
+        return jax.lax.scan(step, (env.initial_state(window), q.initial_carry()), None, length=decisions)[1]
+
+    def rows(params) -> list[np.ndarray]:
+        values, allowed = (np.asarray(x) for x in values_and_allowed(params))
+        return [row[mask] for row, mask in zip(values, allowed)]
+
     return rows
 
 
@@ -80,10 +87,9 @@ def main(argv=None) -> int:
         results = {"decisions": args.decisions, "seed": args.seed, "runs": {}}
         for name, (run_dir, step) in runs.items():
             experiment, states = load_run(run_dir, step=step)
-            per_seed = {}
+            rows, per_seed = q_over_sizes(experiment, window, args.decisions), {}
             for s, seed in enumerate(experiment.config.seeds):
-                params = jax.tree.map(lambda x: x[s], states.params)
-                per_seed[str(seed)] = size_profile(q_over_sizes(experiment, params, window, args.decisions))
+                per_seed[str(seed)] = size_profile(rows(jax.tree.map(lambda x: x[s], states.params)))
                 print(f"{name} seed {seed}: {per_seed[str(seed)]}", flush=True)
             results["runs"][name] = {"per_seed": per_seed, **{
                 key: float(np.mean([r[key] for r in per_seed.values()])) for key in ("monotone", "argmax_at_end")}}
