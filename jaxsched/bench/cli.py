@@ -19,6 +19,9 @@ executor; :mod:`jaxsched.bench.dispatch`).
 study costs under ``vmap`` against a time-based one (:mod:`jaxsched.bench.event`).
 ``public-step [--batch 256]``: the public gymnax ``env.step`` (vmapped, auto-reset) against the internal
 transition + restart, one XLA device, interleaved (:mod:`jaxsched.bench.public_step`).
+``gpu [--batches 10-17] [--workloads TEXT,...] [--train TEXT,...|none]``: absolute env steps/s of every family at
+batch 2^10 ... 2^17 with a roofline (bytes per step, the share of the memory bandwidth), then training decisions/s,
+on the first device (:mod:`jaxsched.bench.gpu`; meant for an accelerator, runs anywhere).
 ``train-sb3 [--cores 1,2] [--sb3-decisions N] [--jax-decisions N]``: PPO training decisions/s, SB3 (torch CPU) on
 sched-rl-gym against jaxsched, same scenario, hyper-parameters and cores (:mod:`jaxsched.bench.sb3`).
 
@@ -43,7 +46,7 @@ from pathlib import Path
 
 import jax
 
-from jaxsched.bench import public_step, sb3
+from jaxsched.bench import gpu, public_step, sb3
 from jaxsched.bench.common import hardware
 from jaxsched.bench.dispatch import bench_dispatch, measure as measure_dispatch
 from jaxsched.bench.env import (ENV_FAMILIES, VM_PMS, VM_PMS_QUICK, VM_WINDOW, bench_env, env_markdown,
@@ -165,12 +168,15 @@ def main(argv=None) -> int:
     event.add_argument("--out", type=Path, default=Path("runs/bench_event.json"))
     public_step.add_parser(sub)
     sb3.add_parser(sub)
+    gpu.add_parser(sub)
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
     if args.what == "public-step":
         return public_step.run(args, parser)
     if args.what == "train-sb3":
         return sb3.run(args, parser)
+    if args.what == "gpu":
+        return gpu.run(args, parser)
 
     def int_list(flag: str, text: str) -> list[int]:
         try:

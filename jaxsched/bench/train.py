@@ -27,29 +27,46 @@ TRAIN_WORKLOADS = (  # (label, config, overrides): what `bench train` times by d
 )
 
 
-def time_train_iteration(config_path: Path, overrides: list[str], devices, repeats: int) -> dict:
-    """Seconds per training iteration (rollouts + update of every seed, one jitted call; one seed unless
-    the overrides set ``seeds``) on ``devices``, compilation excluded, after ``block_until_ready``."""
-    seeds = [] if any(o.startswith("seeds=") for o in overrides) else ["seeds=[0]"]
-    config = load_train_config(config_path, overrides + seeds + [f"devices={devices}"])
-    experiment = Experiment.from_config(config)
-    states, _ = experiment.initial_states(log=lambda *_: None)
-    step = experiment.make_chunk(1)
-    t0 = time.perf_counter()
-    states, metrics = step(states)
-    jax.block_until_ready(metrics)
-    first = time.perf_counter() - t0
-    times = []
-    for _ in range(repeats):
+class TrainIteration:
+    """One training iteration of a config (rollouts + update of every seed, one jitted call; one seed unless
+    the overrides set ``seeds``) on ``devices``: built and compiled by :meth:`compile` (which can run on a
+    thread beside others), timed by :meth:`time`."""
+
+    def __init__(self, config_path: Path, overrides: list[str], devices):
+        seeds = [] if any(o.startswith("seeds=") for o in overrides) else ["seeds=[0]"]
+        self.config_path, self.overrides = config_path, overrides
+        self.config = load_train_config(config_path, overrides + seeds + [f"devices={devices}"])
+
+    def compile(self) -> "TrainIteration":
         t0 = time.perf_counter()
-        states, metrics = step(states)
+        self.experiment = Experiment.from_config(self.config)
+        self.states, _ = self.experiment.initial_states(log=lambda *_: None)
+        self.step = self.experiment.make_chunk(1)
+        self.states, metrics = self.step(self.states)  # the first call compiles (not timed)
         jax.block_until_ready(metrics)
-        times.append(time.perf_counter() - t0)
-    mesh = experiment.mesh
-    return {"config": str(config_path), "overrides": overrides, "devices": 1 if mesh is None else mesh.size,
-            "seconds_per_iteration_median": float(np.median(times)), "seconds_per_iteration_min": min(times),
-            "first_call_with_compile_s": first, "decisions_per_iteration": float(metrics["decisions"].sum()),
-            "hardware": hardware(), "repeats": repeats}
+        self.first_call_s = time.perf_counter() - t0
+        return self
+
+    def time(self, repeats: int) -> dict:
+        """Seconds per iteration, compilation excluded, after ``block_until_ready``."""
+        times = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            self.states, metrics = self.step(self.states)
+            jax.block_until_ready(metrics)
+            times.append(time.perf_counter() - t0)
+        mesh = self.experiment.mesh
+        return {"config": str(self.config_path), "overrides": self.overrides,
+                "devices": 1 if mesh is None else mesh.size,
+                "seconds_per_iteration_median": float(np.median(times)), "seconds_per_iteration_min": min(times),
+                "first_call_with_compile_s": self.first_call_s,
+                "decisions_per_iteration": float(metrics["decisions"].sum()), "hardware": hardware(),
+                "repeats": repeats}
+
+
+def time_train_iteration(config_path: Path, overrides: list[str], devices, repeats: int) -> dict:
+    """Seconds per training iteration (:class:`TrainIteration`) on ``devices``, compilation excluded."""
+    return TrainIteration(config_path, overrides, devices).compile().time(repeats)
 
 
 ONE_CORE = "1core"  # a --devices spec: one device, its process pinned to one core (no intra-op threads)

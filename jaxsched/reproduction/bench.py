@@ -55,6 +55,19 @@ def _sb3_ratio(root, cores: int) -> float:
     return _sb3_row(root, "jaxsched", cores)["decisions_per_s"] / _sb3_row(root, "sb3", cores)["decisions_per_s"]
 
 
+BENCH_GPU = "bench_gpu_h200/bench_gpu.json"
+
+
+def _gpu(workload: str, batch: int, key: str = "steps_per_s", fmt: str = ".1f", scale: float = 1e-6) -> Number:
+    """``key`` (times ``scale``) of bench gpu's env row of ``workload`` at ``batch``."""
+    def value(root) -> float:
+        rows = [r for r in json_value(root, BENCH_GPU, "env_rows") if r["workload"] == workload and r["batch"] == batch]
+        if len(rows) != 1:
+            raise NumberError(f"{BENCH_GPU}: {len(rows)} env rows of {workload!r} at batch {batch}")
+        return float(rows[0][key]) * scale
+    return computed(BENCH_GPU, value, fmt)
+
+
 ITEMS: list[Item] = [
     Item(
         id="bench_env",
@@ -234,6 +247,36 @@ ITEMS: list[Item] = [
                      json_value(root, "bench_train_cnn_h200.json", "rows/0/seconds_per_iteration_median")
                      / json_value(root, "bench_train_mlp_h200.json", "rows/0/seconds_per_iteration_median")), ".0f")},
         note="Recorded on one NVIDIA H200 (jax 0.11.2); one jitted iteration, no scan over iterations.",
+    ),
+    Item(
+        id="bench_gpu_h200",
+        paper="Issue 54: every family's env steps/s at batch 2^10 ... 2^17 on one GPU with a roofline, and training "
+              "decisions/s (goals on one H200: DeepRM no observation >= 10^8 and image >= 3 x 10^7 steps/s at M = 10)",
+        steps=(Step("jaxsched.bench gpu --batches 1024,8192,131072 --train none --threads 16 --window 0.3 "
+                    "--out {out}/bench_gpu_h200/bench_gpu.json",
+                    quick="--batches 2 --steps 2 --repeats 1 --window 0.05 --workloads M=10 --threads 2"),),
+        outputs=("bench_gpu_h200/bench_gpu.json", "bench_gpu_h200/bench_gpu.md"),
+        wall_s=181, hardware=H200,
+        headline="public env.step under vmap, batch 131,072: DeepRM no observation {none10}M steps/s at M = 10 (goal "
+                 "100M), image {image10}M (goal 30M), image at M = 50 {image50}M, whose carry alone moves "
+                 "{image50_carry}% of the copy bandwidth ({copy} GB/s); partial: {rows} of the 24 rows asked (the "
+                 "compact, VM and grid envs and the training rows not reached in the device time)",
+        numbers={"none10": _gpu("DeepRM no observation, M=10", 131072, fmt=".0f"),
+                 "image10": _gpu("DeepRM image, M=10", 131072),
+                 "image50": _gpu("DeepRM image, M=50", 131072),
+                 "image10_1k": _gpu("DeepRM image, M=10", 1024),
+                 "none10_1k": _gpu("DeepRM no observation, M=10", 1024),
+                 "none50_8k": _gpu("DeepRM no observation, M=50", 8192, fmt=".0f"),
+                 "image50_carry": _gpu("DeepRM image, M=50", 131072, "carry_of_copy_bandwidth", ".0f", 100),
+                 "image50_xla": _gpu("DeepRM image, M=50", 131072, "xla_of_copy_bandwidth", ".0f", 100),
+                 "image10_carry": _gpu("DeepRM image, M=10", 131072, "carry_of_copy_bandwidth", ".0f", 100),
+                 "none10_carry": _gpu("DeepRM no observation, M=10", 131072, "carry_of_copy_bandwidth", ".0f", 100),
+                 "copy": at(BENCH_GPU, "meta/copy_bandwidth_Bps", ",.0f", scale=1e-9),
+                 "rows": computed(BENCH_GPU, lambda root: len(json_value(root, BENCH_GPU, "env_rows")), ".0f")},
+        note="Recorded on one NVIDIA H200 (jax 0.11.2) in the second of two device calls of 2026-11-30 "
+             "(bench_gpu_h200/device_runs.md): 3 batches x 8 envs asked, cut at its 180 s limit after 11 rows "
+             "(75 s of it compiling). The first call's bench compiled 64 env executables in 192 s and was cut "
+             "before its first row (call1_bench_gpu.log).",
     ),
     Item(
         id="bench_train_cnn_seed_batching",
