@@ -219,8 +219,8 @@ def test_state_action_parts_add_up_to_every_actions_input_exactly(elastic):
     @jax.jit
     def parts_and_inputs(state):
         obs = env.get_obs(state, params)
-        return [(env.state_action_parts(obs, extended), env.state_action_inputs(obs, extended))
-                for extended in (False, True)]
+        return [(env.state_action_parts(obs, extended, one_hot), env.state_action_inputs(obs, extended, one_hot))
+                for extended in (False, True) for one_hot in (False, True)]
 
     state = env.initial_state(params)
     for _ in range(12):  # a queue builds up on the small site
@@ -229,6 +229,27 @@ def test_state_action_parts_add_up_to_every_actions_input_exactly(elastic):
         rebuilt = shared[None, None] + per_candidate[:, None] + per_size[None, :]
         np.testing.assert_array_equal(np.asarray(rebuilt.reshape(inputs.shape)), np.asarray(inputs))
         assert np.count_nonzero(np.asarray(per_candidate)) > 0 and per_size.shape[0] == env.num_sizes
+
+
+def test_one_hot_size_input_gives_each_pool_size_its_own_column():
+    """``size_input=one_hot``: the chosen size is one column per allowed size (not size / P), so the ESN's
+    input is no longer one linear number in the size; the rest of the vector is the scalar encoding's."""
+    variant = build("grid-elastic", num_jobs=60, exclude=5, pool_sizes=[2, 3, 4], initial_pool=3)
+    env, params = variant.env, variant.params
+    obs = env.get_obs(env.initial_state(params), params)
+    scalar, one_hot = env.state_action_inputs(obs), env.state_action_inputs(obs, sizes_one_hot=True)
+    assert one_hot.shape == (scalar.shape[0], env.state_action_size(sizes_one_hot=True))
+    assert env.state_action_size(sizes_one_hot=True) == env.state_action_size() + env.num_sizes - 1
+    base = env.state_action_size() - 3  # the columns before the size block
+    np.testing.assert_array_equal(np.asarray(one_hot[:, :base]), np.asarray(scalar[:, :base]))
+    np.testing.assert_array_equal(np.asarray(one_hot[:, -2:]), np.asarray(scalar[:, -2:]))
+    sizes = np.asarray(one_hot[:, base:base + env.num_sizes]).reshape(env.num_candidates, env.num_sizes, -1)
+    np.testing.assert_array_equal(sizes, np.broadcast_to(np.eye(env.num_sizes), sizes.shape))
+    np.testing.assert_array_equal(np.asarray(scalar[:env.num_sizes, base]), np.array([2, 3, 4]) / env.num_cores)
+    q = make_q(env, SarsaConfig(size_input="one_hot", factored_q=True))
+    assert q.inputs(obs).shape == one_hot.shape
+    with pytest.raises(ValueError, match="size_input"):
+        SarsaConfig(size_input="cubic")
 
 
 def test_factored_q_scores_and_steers_like_the_joint_product():

@@ -59,6 +59,8 @@ class SarsaConfig:
     q_model: str = "esn"
     # Q's input: "paper" (the 19-number state-action vector) or "extended" (+ the job's class and wait)
     q_inputs: str = "paper"
+    # elastic: the chosen pool size as "scalar" (size / P, one input) or "one_hot" (one input per allowed size)
+    size_input: str = "scalar"
     num_envs: int = 8  # parallel episodes
     rollout_steps: int = 128  # decisions per episode per iteration
     epsilon: float = 0.05
@@ -90,6 +92,8 @@ class SarsaConfig:
     def __post_init__(self):
         if self.q_inputs not in ("paper", "extended"):
             raise ValueError(f"q_inputs must be 'paper' or 'extended', got {self.q_inputs!r}")
+        if self.size_input not in ("scalar", "one_hot"):
+            raise ValueError(f"size_input must be 'scalar' or 'one_hot', got {self.size_input!r}")
         if self.q_model not in Q_MODELS:
             raise ValueError(f"q_model must be one of {', '.join(Q_MODELS)}, got {self.q_model!r}")
         check_positive(self, "num_envs", "rollout_steps", "buffer_size", "num_starts", "reservoir", "washout",
@@ -240,8 +244,10 @@ class QFunction:
 
 def make_q(env, config: SarsaConfig) -> QFunction:
     extended = config.q_inputs == "extended"
-    d = env.state_action_size(extended)
-    inputs = lambda obs: env.state_action_inputs(obs, extended)
+    # the one-hot size input exists on the grid env alone; the default reads like any env's
+    sized = {"sizes_one_hot": True} if config.size_input == "one_hot" else {}
+    d = env.state_action_size(extended, **sized)
+    inputs = lambda obs: env.state_action_inputs(obs, extended, **sized)
 
     def stateless(embed):
         return lambda p, x, h: (embed(p, x), jnp.broadcast_to(h, x.shape[:-1] + h.shape[-1:]))
@@ -261,7 +267,7 @@ def make_q(env, config: SarsaConfig) -> QFunction:
                 if not hasattr(env, "state_action_parts"):
                     raise ValueError("factored_q reads the input's parts (env.state_action_parts); this env has none")
                 cap = readout_cap(config)
-                parts = lambda obs: env.state_action_parts(obs, extended)
+                parts = lambda obs: env.state_action_parts(obs, extended, **sized)
 
                 def input_of(obs, action):
                     shared, per_candidate, per_size = parts(obs)

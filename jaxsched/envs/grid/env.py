@@ -459,23 +459,37 @@ class GridSite(EqualByConfiguration, ObserveOnceStep, environment.Environment[En
             parts += [job[:1], job[2 + self.num_vos:3 + self.num_vos]]
         return jnp.concatenate(parts)
 
-    def state_action_size(self, extended: bool = False) -> int:
-        return 4 + 2 * self.num_vos + 1 + (2 if extended else 0) + (3 if self.elastic else 0)
+    def state_action_size(self, extended: bool = False, sizes_one_hot: bool = False) -> int:
+        return 4 + 2 * self.num_vos + 1 + (2 if extended else 0) + self._size_columns(sizes_one_hot)
 
-    def state_action_inputs(self, obs: Observation, extended: bool = False) -> jax.Array:
-        """float32[A, D]: the state–action vector of every action (elastic: plus the chosen pool size,
-        the current pool size and the cool-down, each scaled to [0, 1]), what a Q(s, a) reads."""
+    def _size_columns(self, sizes_one_hot: bool) -> int:
+        """Elastic: the chosen pool size's columns (one number, or one column per allowed size) + the current
+        pool size + the cool-down; rigid: none."""
+        return ((self.num_sizes if sizes_one_hot else 1) + 2) if self.elastic else 0
+
+    def _chosen_sizes(self, obs: Observation, sizes_one_hot: bool) -> jax.Array:
+        """float32[S, C]: the chosen pool size of each size action: size / P (one number, so each input unit is
+        linear in it), or a one-hot row (Q free to rank the sizes in any order)."""
+        if sizes_one_hot:
+            return jnp.eye(self.num_sizes, dtype=jnp.float32)
+        return obs.pool_sizes.astype(jnp.float32)[:self.num_sizes, None] / self.num_cores
+
+    def state_action_inputs(self, obs: Observation, extended: bool = False, sizes_one_hot: bool = False) -> jax.Array:
+        """float32[A, D]: the state–action vector of every action (elastic: plus the chosen pool size
+        (:meth:`_chosen_sizes`), the current pool size and the cool-down, each scaled to [0, 1]), what a
+        Q(s, a) reads."""
         per_slot = jax.vmap(lambda slot: self.state_action_vector(obs.features, slot, extended))(
             jnp.arange(self.num_candidates))
         if not self.elastic:
             return per_slot
-        sizes = obs.pool_sizes.astype(jnp.float32) / self.num_cores
+        sizes = self._chosen_sizes(obs, sizes_one_hot)
         site = obs.features[self.site_features - 2:self.site_features]  # pool / P, cool-down
-        extra = jnp.concatenate([sizes[:, None], jnp.broadcast_to(site, (sizes.shape[0], 2))], axis=1)
+        extra = jnp.concatenate([sizes, jnp.broadcast_to(site, (sizes.shape[0], 2))], axis=1)
         return jnp.concatenate([jnp.repeat(per_slot, self.num_sizes, axis=0),
                                 jnp.tile(extra, (self.num_candidates, 1))], axis=1)
 
-    def state_action_parts(self, obs: Observation, extended: bool = False) -> tuple[jax.Array, jax.Array, jax.Array]:
+    def state_action_parts(self, obs: Observation, extended: bool = False,
+                           sizes_one_hot: bool = False) -> tuple[jax.Array, jax.Array, jax.Array]:
         """``(shared[D], per_candidate[K, D], per_size[S, D])``, :meth:`state_action_inputs` taken apart:
         the columns that depend on the state only, on the candidate job only and on the pool size only,
         each zero elsewhere, so that action ``k * S + s``'s vector is ``shared + per_candidate[k] +
@@ -485,16 +499,17 @@ class GridSite(EqualByConfiguration, ObserveOnceStep, environment.Environment[En
         jobs = obs.features[self.site_features:].reshape(self.num_candidates, self.job_features)
         job_columns = [jobs[:, 1:2 + self.num_vos]] + ([jobs[:, :1], jobs[:, 2 + self.num_vos:]] if extended else [])
         state_width, job_width = 4 + self.num_vos, 1 + self.num_vos + (2 if extended else 0)
-        size_width = 3 if self.elastic else 0
+        size_width = self._size_columns(sizes_one_hot)
         zeros = lambda rows, width: jnp.zeros((rows, width), jnp.float32)
         shared = jnp.concatenate([site[:4], site[STATE_FEATURES:STATE_FEATURES + self.num_vos],
                                   jnp.zeros(job_width, jnp.float32)]
-                                 + ([jnp.zeros(1, jnp.float32), site[self.site_features - 2:]] if self.elastic else []))
+                                 + ([jnp.zeros(size_width - 2, jnp.float32), site[self.site_features - 2:]]
+                                    if self.elastic else []))
         per_candidate = jnp.concatenate([zeros(self.num_candidates, state_width)] + job_columns
                                         + [zeros(self.num_candidates, size_width)], axis=1)
-        sizes = obs.pool_sizes.astype(jnp.float32)[:self.num_sizes, None] / self.num_cores
         per_size = jnp.concatenate([zeros(self.num_sizes, state_width + job_width)]
-                                   + ([sizes, zeros(self.num_sizes, 2)] if self.elastic else []), axis=1)
+                                   + ([self._chosen_sizes(obs, sizes_one_hot), zeros(self.num_sizes, 2)]
+                                      if self.elastic else []), axis=1)
         return shared, per_candidate, per_size
 
     # ------------------------------------------------------------------ spaces
