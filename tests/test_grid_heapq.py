@@ -99,4 +99,7 @@ def test_the_grid_bench_checks_both_references_and_times_them_on_one_core(tmp_pa
         assert row["cores"] == {"jax": 1, "python": 1, "pinned": True} and row["ratio"] > 0
     assert fifo["jax_decisions"] == fifo["python_decisions"] == 20
     assert rows[0]["reference"]["ratio"] == sjf["ratio"]
-    assert "both in one process pinned to one core" in out.with_suffix(".md").read_text()
+    # the closed-form FIFO (its starts checked equal to the env's) gets its own rate and ratio
+    assert fifo["fast_ratio"] == pytest.approx(fifo["fast_decisions_per_s"] / fifo["python_decisions_per_s"])
+    table = out.with_suffix(".md").read_text()
+    assert "both in one process pinned to one core" in table and "FIFO-only / Python" in table

@@ -15,6 +15,7 @@ import numpy as np
 
 from jaxsched.bench.common import hardware, markdown_page, plural, split_over_devices
 from jaxsched.core.devices import threads_on_one_core
+from jaxsched.envs.grid.fifo import fifo_starts
 from jaxsched.envs.grid.heapq_sim import simulate_fifo, simulate_observed
 from jaxsched.registry import build
 
@@ -32,6 +33,13 @@ def make_grid_runner(variant, policy):
     return run
 
 
+def make_fifo_runner(num_cores: int):
+    """``(batched params, key) -> start`` of the closed-form FIFO (:func:`fifo_starts`) on every window: the
+    FIFO-only JAX simulator, the like-for-like match of the heapq one (the env row pays for a general
+    decision over its whole queue)."""
+    return lambda params, key: jax.vmap(lambda jobs: fifo_starts(jobs, num_cores))(params.jobs)
+
+
 MIN_TIMED_S, MAX_REPEATS = 1.0, 200  # short runs (batch 1) repeat until a second is timed
 
 
@@ -43,32 +51,36 @@ def bench_grid(batches, num_jobs: int, repeats: int, out: Path | None, python_wi
     ``block_until_ready``, best and median of ``repeats`` runs (more until ``MIN_TIMED_S`` are timed);
     the batch split over the local devices (``--cpu-devices``, default one) where it splits evenly.
     Python: the same windows one after the other (at most ``python_windows`` of them), total decisions
-    / total seconds, best and median likewise. The start times of every window the simulator runs are
+    / total seconds, best and median likewise. Beside the env, the FIFO-only JAX simulator
+    (:func:`make_fifo_runner`, the closed-form FIFO: what the heapq simulator does, no observation, no
+    policy) on the same windows and cores, its starts checked equal to the env's. The start times of every window the simulator runs are
     checked job for job against the env's before the batch is reported (a mismatch exits). Then the
     RL-loop reference rows (:func:`bench_grid_reference`, SJF on ``reference_windows`` windows)."""
     variant = build("grid", num_jobs=num_jobs, exclude=0)
     policy = variant.heuristic("fifo")
     devices = jax.local_devices()
-    single = jax.jit(make_grid_runner(variant, policy))
-    split = split_over_devices(make_grid_runner(variant, policy), devices) if len(devices) > 1 else single
+    runners = {}
+    for name, run in (("env", make_grid_runner(variant, policy)), ("fast", make_fifo_runner(variant.env.num_cores))):
+        runners[name] = (jax.jit(run), split_over_devices(run, devices) if len(devices) > 1 else jax.jit(run))
     sample = jax.jit(variant.sample_params, static_argnums=1)
     key = jax.random.PRNGKey(0)
     rows = []
     for batch in batches:
         used = len(devices) if batch % len(devices) == 0 else 1  # a batch that does not split runs on one
-        run = split if used > 1 else single
         params = sample(jax.random.PRNGKey(seed), batch)
         t0 = time.perf_counter()
-        compiled = run.lower(params, key).compile()
+        compiled = {name: (split if used > 1 else single).lower(params, key).compile()
+                    for name, (single, split) in runners.items()}
         compile_s = time.perf_counter() - t0
         with on_cores(used):
             row = _fifo_row(variant, compiled, params, key, batch, num_jobs, repeats, python_windows, used)
         row["compile_s"] = compile_s
         rows.append(row)
-        print(f"batch={batch:5d}  jax {row['jax_decisions_per_s']:>12,.0f} decisions/s (median "
+        print(f"batch={batch:5d}  jax env {row['jax_decisions_per_s']:>12,.0f} decisions/s (median "
               f"{row['jax_decisions_per_s_median']:,.0f}; compile {compile_s:.0f} s)  python "
               f"{row['python_decisions_per_s']:>10,.0f} decisions/s on {row['python_windows']} windows  ratio "
-              f"{row['ratio']:.2f} ({grid_sides(row)})", flush=True)
+              f"{row['ratio']:.2f}; FIFO-only JAX {row['fast_decisions_per_s']:,.0f} decisions/s, ratio "
+              f"{row['fast_ratio']:.2f} ({grid_sides(row)})", flush=True)
     reference = bench_grid_reference(variant, batches, repeats, seed, reference_windows, devices)
     meta = {"hardware": hardware(), "devices": [str(d) for d in devices], "load_average": os.getloadavg(),
             "env": f"grid: GridSite, {variant.env.num_cores} cores, candidates: every waiting job "
@@ -77,6 +89,8 @@ def bench_grid(batches, num_jobs: int, repeats: int, out: Path | None, python_wi
             "batches": list(batches),
             "timing": f"best (and median) of at least {repeats} runs and {MIN_TIMED_S:.0f} s, compilation excluded",
             "python": "jaxsched.envs.grid.heapq_sim.simulate_fifo, one window after another, one core",
+            "fifo_only": "jaxsched.envs.grid.fifo.fifo_starts vmapped over the windows (the P-server recursion, "
+                         "one scan step per job), starts checked equal to the env's",
             "cores": "a batch on one XLA:CPU device: both sides timed with every thread of the process pinned to one "
                      "core; a batch split over several devices (one per core): the Python side one process"}
     print(f"\n{meta['env']}; {meta['workload']}; {meta['timing']}\n" + grid_markdown(rows, meta).split("\n\n", 2)[2])
@@ -94,14 +108,21 @@ def bench_grid(batches, num_jobs: int, repeats: int, out: Path | None, python_wi
 
 def _fifo_row(variant, compiled, params, key, batch: int, num_jobs: int, repeats: int, python_windows,
               used: int) -> dict:
-    """One FIFO row: the compiled JAX batch timed, then the heapq simulator on the same windows (start
-    times checked job for job on the first pass)."""
-    times = []
+    """One FIFO row: the compiled JAX batch timed (``compiled["env"]``, the env's episode; ``compiled["fast"]``,
+    the closed-form FIFO, its starts checked equal to the env's), then the heapq simulator on the same windows
+    (start times checked job for job on the first pass)."""
+    times, fast_times = [], []
     while len(times) < repeats or (sum(times) < MIN_TIMED_S and len(times) < MAX_REPEATS):
         t0 = time.perf_counter()
-        start, decisions, _ = jax.block_until_ready(compiled(params, key))
+        start, decisions, _ = jax.block_until_ready(compiled["env"](params, key))
         times.append(time.perf_counter() - t0)
     jax_decisions, start = int(np.sum(decisions)), np.asarray(start)
+    while len(fast_times) < repeats or (sum(fast_times) < MIN_TIMED_S and len(fast_times) < MAX_REPEATS):
+        t0 = time.perf_counter()
+        fast = jax.block_until_ready(compiled["fast"](params, key))
+        fast_times.append(time.perf_counter() - t0)
+    if not np.array_equal(np.asarray(fast), start):
+        raise SystemExit(f"grid bench: the closed-form FIFO's starts differ from the env's at batch {batch}")
 
     columns = jax.tree.map(np.asarray, params.jobs)
     count = batch if python_windows is None else min(batch, python_windows)
@@ -129,7 +150,10 @@ def _fifo_row(variant, compiled, params, key, batch: int, num_jobs: int, repeats
            "jax_repeats": len(times), "python_windows": count, "python_repeats": len(py_times),
            "python_decisions": py_decisions, "python_seconds_min": min(py_times),
            "python_seconds_median": float(np.median(py_times)), "python_decisions_per_s": py_rate,
-           "ratio": jax_rate / py_rate, "checked_windows": count, "cores": _cores(used)}
+           "ratio": jax_rate / py_rate, "checked_windows": count, "cores": _cores(used),
+           "fast_seconds_min": min(fast_times), "fast_decisions_per_s": jax_decisions / min(fast_times),
+           "fast_decisions_per_s_median": jax_decisions / float(np.median(fast_times)),
+           "fast_ratio": jax_decisions / min(fast_times) / py_rate}
     return row
 
 
@@ -221,10 +245,12 @@ def grid_sides(row: dict) -> str:
 
 def grid_markdown(rows: list[dict], meta: dict) -> str:
     """bench_grid.md from its JSON's rows and meta, each ratio with the cores of both sides."""
-    header = ["| batch | devices | JAX decisions/s (median) | Python decisions/s | cores: JAX vs Python "
-              "| JAX / Python |",
-              "|---:|---:|---:|---:|---|---:|"]
+    fast = all("fast_ratio" in r for r in rows)  # files written before the closed-form FIFO have no such column
+    header = ["| batch | devices | JAX env decisions/s (median) | Python decisions/s | cores: JAX vs Python "
+              "| JAX env / Python |" + (" JAX FIFO-only decisions/s (median) | FIFO-only / Python |" if fast else ""),
+              "|---:|---:|---:|---:|---|---:|" + ("---:|---:|" if fast else "")]
     lines = [f"| {r['batch']} | {r['devices']} | {r['jax_decisions_per_s']:,.0f} "
              f"({r['jax_decisions_per_s_median']:,.0f}) | {r['python_decisions_per_s']:,.0f} | {grid_sides(r)} | "
-             f"{r['ratio']:.2f}x |" for r in rows]
+             f"{r['ratio']:.2f}x |" + (f" {r['fast_decisions_per_s']:,.0f} ({r['fast_decisions_per_s_median']:,.0f}) "
+                                       f"| {r['fast_ratio']:.2f}x |" if fast else "") for r in rows]
     return markdown_page("Grid site: FIFO decisions per second, JAX vs the heapq simulator", meta, header + lines)
