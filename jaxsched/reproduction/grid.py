@@ -23,17 +23,20 @@ GRID_ELASTIC_RUNS = {"ela-ora-0.5": ("ela_ora", "grid_elastic_esn_oracle", (), "
                                      "rig-est"),
                      "ela-est-1": ("ela_est_l1", "grid_elastic_esn_estimated_l1.0",
                                    ("env_options.runtime_model=estimated", "env_options.weight=1.0"), "rig-est-l1")}
-# ablations of ela-ora-0.5 for the elastic gap (issue 51): (their numbers' key, run folder, the one override)
+# ablations of ela-ora-0.5 for the elastic gap (issue 51): (their numbers' key, run folder, the one override, the
+# rigid run of their speed-up: ela-ora-0.5's)
 GRID_ELASTIC_ABLATIONS = {
-    "ela-ora-0.5-g0.95": ("abl_gamma", "grid_elastic_esn_oracle_gamma0.95", ("algo_options.gamma=0.95",)),
+    "ela-ora-0.5-g0.95": ("abl_gamma", "grid_elastic_esn_oracle_gamma0.95", ("algo_options.gamma=0.95",), "rig-ora"),
     "ela-ora-0.5-warm-qp": ("abl_warm_qp", "grid_elastic_esn_oracle_warm_qp",
-                            ("algo_options.warm_start_policy=queue_proportional",)),
+                            ("algo_options.warm_start_policy=queue_proportional",), "rig-ora"),
+    "ela-ora-0.5-onehot": ("abl_onehot", "grid_elastic_esn_oracle_onehot", ("algo_options.size_input=one_hot",),
+                           "rig-ora"),
 }
 _ELASTIC_ALL = {**GRID_ELASTIC_RUNS, **GRID_ELASTIC_ABLATIONS}  # name: (key, run folder, overrides, ...)
 _ELASTIC_RUN_FOLDERS = {name: run for name, (_, run, *_) in _ELASTIC_ALL.items()}
 GRID_ELASTIC_TABLES = ("jaxsched.studies.grid_tables --episodes 8 --seed 12345 "
                        + " ".join(f"--run {name}={{out}}/{run}" for name, run in _ELASTIC_RUN_FOLDERS.items())
-                       + " " + " ".join(f"--speedup {name}={rigid}" for name, (*_, rigid) in GRID_ELASTIC_RUNS.items())
+                       + " " + " ".join(f"--speedup {name}={rigid}" for name, (*_, rigid) in _ELASTIC_ALL.items())
                        + " --rigid-rows {out}/grid/grid_tables.json --out {out}/grid_elastic")
 GRID_Q_SIZES = ("jaxsched.studies.grid_q_sizes --decisions 400 --seed 12345 "
                 + " ".join(f"--run {name}={{out}}/{run}" for name, run in _ELASTIC_RUN_FOLDERS.items())
@@ -120,8 +123,8 @@ ITEMS: list[Item] = [
     Item(
         id="grid_elastic",
         paper="grid paper Table 4 / Figs. 8-9 (elastic: W, pool, utilisation) and Table 5 / Fig. 10 (queue-delay "
-              "speed-up over rigid), oracle and estimated runtimes, λ_e = 0.5 / 1; two ablations of ela-ora-0.5 "
-              "(γ, the warm start's teacher)",
+              "speed-up over rigid), oracle and estimated runtimes, λ_e = 0.5 / 1; three ablations of ela-ora-0.5 "
+              "(γ, the warm start's teacher, a one-hot pool-size input)",
         steps=(*(train(f"{{out}}/{run}", "configs/grid_elastic_esn.yaml", *overrides, quick=GRID_QUICK)
                  for _, run, overrides, *_ in _ELASTIC_ALL.values()),
                Step(GRID_ELASTIC_TABLES, quick_command=GRID_ELASTIC_TABLES
@@ -132,20 +135,21 @@ ITEMS: list[Item] = [
                                                        "grid_elastic_pool.png",
                                                        "grid_elastic_utilisation.png", "grid_W_icdf.png",
                                                        "grid_wait_cdf.png", "q_over_sizes.json"))),
-        wall_s=21400,
+        wall_s=22880,
         inputs=("{out}/grid/grid_tables.json",),
         needs=("grid_tables",),
         note="The rigid rows of Table 5 are grid_tables' (--rigid-rows: same windows, its heuristic rows checked "
              "equal). factored_q (the elastic config) scores the 2048 x 11 actions per decision on a CPU. wall_s: the "
-             "six runs' training (14157 s summed from their metrics.csv, on a 2-core CPU shared with 1-4 other jobs; "
-             "two runs partly paused) and their evaluations (~34 min for the first three; ~65 min for the other three, "
-             "evaluated side by side into --cache runs/grid_el/cache) and the final study (22 min, reading all six "
-             "from the cache).",
+             "seven runs' training (15239 s summed from their metrics.csv, on a 2-core CPU shared with 1-4 other jobs; "
+             "two runs partly paused) and their evaluations (~34 min for the first three; ~65 min for the next three, "
+             "evaluated side by side into --cache runs/grid_el/cache; 6 min for the one-hot ablation) and the final "
+             "study (22 min reading six runs from the cache; 40 s on 2026-11-30 with every row cached).",
         headline="elastic W int, 5 seeds: SARSA-ESN IQM {ela_ora} {ela_ora_interval} (oracle) / {ela_est} "
                  "{ela_est_interval} (estimated) / {ela_ora_l1} {ela_ora_l1_interval} (oracle, W only) / {ela_est_l1} "
                  "{ela_est_l1_interval} (estimated, W only) vs fixed 81 cores {fixed_81}, 120 {fixed_120} (paper "
                  "{paper}); queue-delay speed-up over the rigid runs {speedups} (paper 45% / 73% / 58% / 64%); "
-                 "ablations: γ 0.95 {abl_gamma}, warm start from queue_proportional {abl_warm_qp}",
+                 "ablations: γ 0.95 {abl_gamma}, warm start from queue_proportional {abl_warm_qp}, one-hot pool-size "
+                 "input {abl_onehot} {abl_onehot_interval} (mean pool {onehot_pool} cores; speed-up {onehot_speedup})",
         numbers={**{key: at("grid_elastic/grid_tables.json", f"elastic/{name}/interactive_W_over_seeds/iqm")
                     for name, (key, *_) in _ELASTIC_ALL.items()},
                  **{f"{key}_interval": grid_seed_interval(f"elastic/{name}", "grid_elastic/grid_tables.json")
@@ -153,6 +157,8 @@ ITEMS: list[Item] = [
                  **{policy: at("grid_elastic/grid_tables.json", f"elastic/{policy}/interactive_W_mean")
                     for policy in ("fixed_81", "fixed_120")},
                  "paper": given("0.96", "../shared/spec/grid.md (the paper's elastic interactive W, 0.958-0.971)"),
+                 "onehot_pool": at("grid_elastic/grid_tables.json", "elastic/ela-ora-0.5-onehot/mean_pool", ".0f"),
+                 "onehot_speedup": at("grid_elastic/grid_tables.json", "speedup/ela-ora-0.5-onehot/speedup", ".0%"),
                  "speedups": Number("grid_elastic/grid_tables.json", lambda root: " / ".join(
                      f"{100 * json_value(root, 'grid_elastic/grid_tables.json', f'speedup/{name}/speedup'):.0f}%"
                      for name in GRID_ELASTIC_RUNS))},
@@ -201,7 +207,7 @@ PROSE: dict[str, dict[str, Number]] = {  # numbers the prose pages quote beside 
                     "paper_elastic": given("0.96", "../shared/spec/grid.md (the paper's elastic interactive W, "
                                                    "0.958-0.971)")},
     "bench_grid": _rounded("bench_grid", "rate", fmt=".1f", suffix="_r1"),
-    "grid_elastic": {"ela_ora_2": at("grid_elastic/grid_tables.json", "elastic/ela-ora-0.5/interactive_W_over_seeds/iqm",
-                                     ".2f")},
+    "grid_elastic": {f"{key}_2": at("grid_elastic/grid_tables.json", f"elastic/{name}/interactive_W_over_seeds/iqm",
+                                    ".2f") for name, key in (("ela-ora-0.5", "ela_ora"), ("ela-ora-0.5-onehot", "abl_onehot"))},
 }
 ITEMS = with_prose(ITEMS, PROSE)
