@@ -9,6 +9,11 @@
 # PART=both (default): the bench (at most BENCH_S seconds), then DeepRM2 until the deadline. `timeout -k`: a training
 #   process stops at SIGTERM only once its step has compiled (it saves first), so SIGKILL follows 20 s later (in
 #   call 1, without -k, the processes outlived the deadline and the call its limit, before anything was packed).
+# Before the call, here (the device has jax, flax, optax, orbax and chex, not gymnax / gymnasium, and no network):
+#   echo /.devrun/ >> .git/info/exclude; pip wheel -q --no-deps --no-build-isolation -w .devrun .
+#   pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+#     --platform manylinux_2_28_x86_64 -d .devrun/wheels gymnax==1.0.1 gymnasium==1.3.0 farama-notifications==0.0.4
+#   then run(command="bash results/bench_gpu_h200/device_run.sh", carry=[".devrun"], timeout_s=598)
 # On the CPU at a tiny size first: LOCAL=1 BENCH="--batches 2,3 --steps 2 --repeats 1 --window 0.05 --train none"
 # DRM2="algo_options.num_jobsets=2 algo_options.num_rollouts=2 bc.num_jobsets=4 bc.max_epochs=1 eval_jobsets=2"
 # BUDGET=200 OUT=/tmp/out bash results/bench_gpu_h200/device_run.sh
