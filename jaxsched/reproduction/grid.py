@@ -32,12 +32,15 @@ GRID_ELASTIC_ABLATIONS = {
     "ela-ora-0.5-onehot": ("abl_onehot", "grid_elastic_esn_oracle_onehot", ("algo_options.size_input=one_hot",),
                            "rig-ora"),
 }
-# the one-hot pool-size input (the ablation that closed most of the gap) in two more of the paper's settings
+# the one-hot pool-size input (the ablation that closed most of the gap) in the paper's three other settings
 GRID_ELASTIC_ONEHOT = {
     "ela-ora-1-onehot": ("oh_ora_l1", "grid_elastic_esn_oracle_l1.0_onehot",
                          ("env_options.weight=1.0", "algo_options.size_input=one_hot"), "rig-ora-l1"),
     "ela-est-0.5-onehot": ("oh_est", "grid_elastic_esn_estimated_onehot",
                            ("env_options.runtime_model=estimated", "algo_options.size_input=one_hot"), "rig-est"),
+    "ela-est-1-onehot": ("oh_est_l1", "grid_elastic_esn_estimated_l1.0_onehot",
+                         ("env_options.runtime_model=estimated", "env_options.weight=1.0",
+                          "algo_options.size_input=one_hot"), "rig-est-l1"),
 }
 _ELASTIC_ALL = {**GRID_ELASTIC_RUNS, **GRID_ELASTIC_ABLATIONS, **GRID_ELASTIC_ONEHOT}  # name: (key, run folder, overrides, ...)
 _ELASTIC_RUN_FOLDERS = {name: run for name, (_, run, *_) in _ELASTIC_ALL.items()}
@@ -131,7 +134,7 @@ ITEMS: list[Item] = [
         id="grid_elastic",
         paper="grid paper Table 4 / Figs. 8-9 (elastic: W, pool, utilisation) and Table 5 / Fig. 10 (queue-delay "
               "speed-up over rigid), oracle and estimated runtimes, λ_e = 0.5 / 1; three ablations of ela-ora-0.5 "
-              "(γ, the warm start's teacher, a one-hot pool-size input), the one-hot input in two more settings",
+              "(γ, the warm start's teacher, a one-hot pool-size input), the one-hot input in the three other settings",
         steps=(*(train(f"{{out}}/{run}", "configs/grid_elastic_esn.yaml", *overrides, quick=GRID_QUICK)
                  for _, run, overrides, *_ in _ELASTIC_ALL.values()),
                Step(GRID_ELASTIC_TABLES, quick_command=GRID_ELASTIC_TABLES
@@ -142,14 +145,14 @@ ITEMS: list[Item] = [
                                                        "grid_elastic_pool.png",
                                                        "grid_elastic_utilisation.png", "grid_W_icdf.png",
                                                        "grid_wait_cdf.png", "q_over_sizes.json"))),
-        wall_s=27870,
+        wall_s=29050,
         inputs=("{out}/grid/grid_tables.json",),
         needs=("grid_tables",),
         note="The rigid rows of Table 5 are grid_tables' (--rigid-rows: same windows, its heuristic rows checked "
              "equal). factored_q (the elastic config) scores the 2048 x 11 actions per decision on a CPU. wall_s: the "
-             "nine runs' training (19350 s summed from their metrics.csv, on a 2-core CPU shared with 1-4 other jobs; "
+             "ten runs' training (20057 s summed from their metrics.csv, on a 2-core CPU shared with 1-4 other jobs; "
              "two runs partly paused) and their evaluations (~34 min for the first three; ~65 min for the next three, "
-             "evaluated side by side into --cache runs/grid_el/cache; 6-7 min each for the three one-hot runs) and the "
+             "evaluated side by side into --cache runs/grid_el/cache; 6-7 min each for the four one-hot runs) and the "
              "final study (22 min reading six runs from the cache; 46 s on 2026-11-30 with every row cached).",
         headline="elastic W int, 5 seeds: SARSA-ESN IQM {ela_ora} {ela_ora_interval} (oracle) / {ela_est} "
                  "{ela_est_interval} (estimated) / {ela_ora_l1} {ela_ora_l1_interval} (oracle, W only) / {ela_est_l1} "
@@ -157,8 +160,8 @@ ITEMS: list[Item] = [
                  "{paper}); queue-delay speed-up over the rigid runs {speedups} (paper 45% / 73% / 58% / 64%); "
                  "ablations: γ 0.95 {abl_gamma}, warm start from queue_proportional {abl_warm_qp}, one-hot pool-size "
                  "input {abl_onehot} {abl_onehot_interval} (mean pool {onehot_pool} cores; speed-up {onehot_speedup}), "
-                 "and one-hot in two more settings: {oh_ora_l1} {oh_ora_l1_interval} (oracle, W only), {oh_est} "
-                 "{oh_est_interval} (estimated)",
+                 "and one-hot in the three other settings: {oh_ora_l1} {oh_ora_l1_interval} (oracle, W only), {oh_est} "
+                 "{oh_est_interval} (estimated), {oh_est_l1} {oh_est_l1_interval} (estimated, W only)",
         numbers={**{key: at("grid_elastic/grid_tables.json", f"elastic/{name}/interactive_W_over_seeds/iqm")
                     for name, (key, *_) in _ELASTIC_ALL.items()},
                  **{f"{key}_interval": grid_seed_interval(f"elastic/{name}", "grid_elastic/grid_tables.json")
