@@ -14,33 +14,38 @@ GRID_TABLES = ("jaxsched.studies.grid_tables --episodes 8 --seed 12345 "
                "--run rig-ora-l1={out}/grid_esn_oracle_l1.0 --run rig-est-l1={out}/grid_esn_estimated_l1.0 "
                "--run rig-ora-it60={out}/grid_esn_oracle@60 --run rig-ora-rest={out}/grid_esn_oracle_from_rest "
                "--out {out}/grid")
-# the elastic runs (the paper's Table 4 / 5 names): (their numbers' key, run folder, overrides, the rigid row each is
-# compared with in Table 5's speed-up)
-GRID_ELASTIC_RUNS = {"ela-ora-0.5": ("ela_ora", "grid_elastic_esn_oracle", (), "rig-ora"),
-                     "ela-ora-1": ("ela_ora_l1", "grid_elastic_esn_oracle_l1.0", ("env_options.weight=1.0",),
+# The elastic runs (the paper's Table 4 / 5 names): (their numbers' key, run folder, overrides, the rigid row each is
+# compared with in Table 5's speed-up). These first runs gave Q the chosen pool size as one number (size / 81,
+# ``size_input=scalar``); configs/grid_elastic_esn.yaml now gives it one-hot (GRID_ELASTIC_ONEHOT below, the main
+# rows of the headline), so each names its input.
+SCALAR = "algo_options.size_input=scalar"
+ONE_HOT = "algo_options.size_input=one_hot"
+GRID_ELASTIC_RUNS = {"ela-ora-0.5": ("ela_ora", "grid_elastic_esn_oracle", (SCALAR,), "rig-ora"),
+                     "ela-ora-1": ("ela_ora_l1", "grid_elastic_esn_oracle_l1.0", ("env_options.weight=1.0", SCALAR),
                                    "rig-ora-l1"),
-                     "ela-est-0.5": ("ela_est", "grid_elastic_esn_estimated", ("env_options.runtime_model=estimated",),
-                                     "rig-est"),
+                     "ela-est-0.5": ("ela_est", "grid_elastic_esn_estimated",
+                                     ("env_options.runtime_model=estimated", SCALAR), "rig-est"),
                      "ela-est-1": ("ela_est_l1", "grid_elastic_esn_estimated_l1.0",
-                                   ("env_options.runtime_model=estimated", "env_options.weight=1.0"), "rig-est-l1")}
-# ablations of ela-ora-0.5 for the elastic gap (issue 51): (their numbers' key, run folder, the one override, the
-# rigid run of their speed-up: ela-ora-0.5's)
+                                   ("env_options.runtime_model=estimated", "env_options.weight=1.0", SCALAR),
+                                   "rig-est-l1")}
+# ablations of ela-ora-0.5 for the elastic gap (issue 51): (their numbers' key, run folder, overrides, the rigid run of
+# their speed-up: ela-ora-0.5's)
 GRID_ELASTIC_ABLATIONS = {
-    "ela-ora-0.5-g0.95": ("abl_gamma", "grid_elastic_esn_oracle_gamma0.95", ("algo_options.gamma=0.95",), "rig-ora"),
+    "ela-ora-0.5-g0.95": ("abl_gamma", "grid_elastic_esn_oracle_gamma0.95", (SCALAR, "algo_options.gamma=0.95"),
+                          "rig-ora"),
     "ela-ora-0.5-warm-qp": ("abl_warm_qp", "grid_elastic_esn_oracle_warm_qp",
-                            ("algo_options.warm_start_policy=queue_proportional",), "rig-ora"),
-    "ela-ora-0.5-onehot": ("abl_onehot", "grid_elastic_esn_oracle_onehot", ("algo_options.size_input=one_hot",),
-                           "rig-ora"),
+                            (SCALAR, "algo_options.warm_start_policy=queue_proportional"), "rig-ora"),
+    "ela-ora-0.5-onehot": ("abl_onehot", "grid_elastic_esn_oracle_onehot", (ONE_HOT,), "rig-ora"),
 }
-# the one-hot pool-size input (the ablation that closed most of the gap) in the paper's three other settings
+# the one-hot pool-size input (the ablation that closed most of the gap, now the config's default) in the paper's
+# three other settings
 GRID_ELASTIC_ONEHOT = {
-    "ela-ora-1-onehot": ("oh_ora_l1", "grid_elastic_esn_oracle_l1.0_onehot",
-                         ("env_options.weight=1.0", "algo_options.size_input=one_hot"), "rig-ora-l1"),
+    "ela-ora-1-onehot": ("oh_ora_l1", "grid_elastic_esn_oracle_l1.0_onehot", ("env_options.weight=1.0", ONE_HOT),
+                         "rig-ora-l1"),
     "ela-est-0.5-onehot": ("oh_est", "grid_elastic_esn_estimated_onehot",
-                           ("env_options.runtime_model=estimated", "algo_options.size_input=one_hot"), "rig-est"),
+                           ("env_options.runtime_model=estimated", ONE_HOT), "rig-est"),
     "ela-est-1-onehot": ("oh_est_l1", "grid_elastic_esn_estimated_l1.0_onehot",
-                         ("env_options.runtime_model=estimated", "env_options.weight=1.0",
-                          "algo_options.size_input=one_hot"), "rig-est-l1"),
+                         ("env_options.runtime_model=estimated", "env_options.weight=1.0", ONE_HOT), "rig-est-l1"),
 }
 _ELASTIC_ALL = {**GRID_ELASTIC_RUNS, **GRID_ELASTIC_ABLATIONS, **GRID_ELASTIC_ONEHOT}  # name: (key, run folder, overrides, ...)
 _ELASTIC_RUN_FOLDERS = {name: run for name, (_, run, *_) in _ELASTIC_ALL.items()}
@@ -64,6 +69,12 @@ def grid_seed_interval(policy: str, file: str = "grid/grid_tables.json") -> Numb
         text = f"{over['ci_low']:.3f}, {over['ci_high']:.3f}"
         return f"[{text}]" if over["n"] >= 5 else f"[range {text}]"
     return Number(file, read)
+
+
+def _speedups(names) -> Number:
+    """The queue-delay speed-ups of elastic runs ``names`` over their rigid pairs, "a% / b% / ..."."""
+    return Number("grid_elastic/grid_tables.json", lambda root: " / ".join(
+        f"{100 * json_value(root, 'grid_elastic/grid_tables.json', f'speedup/{name}/speedup'):.0f}%" for name in names))
 
 
 def _bench_grid_1024(root, table: str = "rows") -> dict:
@@ -93,8 +104,7 @@ ITEMS: list[Item] = [
         outputs=tuple(f"{run}/metrics.csv" for run in GRID_RIGID_RUNS),
         wall_s=10400,
         note="Checkpoints are not committed (~60 MB per run); grid_tables retrains when they are missing. The "
-             "held-out evaluation is grid_tables' (eval_jobsets: 0). The elastic runs were not re-run with the "
-             "issue-51 model (grid_elastic_esn_l0.5 / _l1.0 are the older runs, read by nothing). wall_s: the five "
+             "held-out evaluation is grid_tables' (eval_jobsets: 0); the elastic runs are grid_elastic's. wall_s: the five "
              "runs summed, on a shared 2-core CPU (the from-rest run, ~60 min, on a busier one).",
         headline="see grid_tables",
     ),
@@ -133,8 +143,9 @@ ITEMS: list[Item] = [
     Item(
         id="grid_elastic",
         paper="grid paper Table 4 / Figs. 8-9 (elastic: W, pool, utilisation) and Table 5 / Fig. 10 (queue-delay "
-              "speed-up over rigid), oracle and estimated runtimes, λ_e = 0.5 / 1; three ablations of ela-ora-0.5 "
-              "(γ, the warm start's teacher, a one-hot pool-size input), the one-hot input in the three other settings",
+              "speed-up over rigid), oracle and estimated runtimes, λ_e = 0.5 / 1, with the pool size a one-hot "
+              "input (the config's default) and, the first runs, one number (size / 81); two ablations of the latter "
+              "(γ, the warm start's teacher)",
         steps=(*(train(f"{{out}}/{run}", "configs/grid_elastic_esn.yaml", *overrides, quick=GRID_QUICK)
                  for _, run, overrides, *_ in _ELASTIC_ALL.values()),
                Step(GRID_ELASTIC_TABLES, quick_command=GRID_ELASTIC_TABLES
@@ -154,14 +165,14 @@ ITEMS: list[Item] = [
              "two runs partly paused) and their evaluations (~34 min for the first three; ~65 min for the next three, "
              "evaluated side by side into --cache runs/grid_el/cache; 6-7 min each for the four one-hot runs) and the "
              "final study (22 min reading six runs from the cache; 46 s on 2026-11-30 with every row cached).",
-        headline="elastic W int, 5 seeds: SARSA-ESN IQM {ela_ora} {ela_ora_interval} (oracle) / {ela_est} "
-                 "{ela_est_interval} (estimated) / {ela_ora_l1} {ela_ora_l1_interval} (oracle, W only) / {ela_est_l1} "
-                 "{ela_est_l1_interval} (estimated, W only) vs fixed 81 cores {fixed_81}, 120 {fixed_120} (paper "
-                 "{paper}); queue-delay speed-up over the rigid runs {speedups} (paper 45% / 73% / 58% / 64%); "
-                 "ablations: γ 0.95 {abl_gamma}, warm start from queue_proportional {abl_warm_qp}, one-hot pool-size "
-                 "input {abl_onehot} {abl_onehot_interval} (mean pool {onehot_pool} cores; speed-up {onehot_speedup}), "
-                 "and one-hot in the three other settings: {oh_ora_l1} {oh_ora_l1_interval} (oracle, W only), {oh_est} "
-                 "{oh_est_interval} (estimated), {oh_est_l1} {oh_est_l1_interval} (estimated, W only)",
+        headline="elastic W int, 5 seeds, SARSA-ESN with the pool size a one-hot input (the config's default): IQM "
+                 "{abl_onehot} {abl_onehot_interval} (oracle) / {oh_est} {oh_est_interval} (estimated) / {oh_ora_l1} "
+                 "{oh_ora_l1_interval} (oracle, W only) / {oh_est_l1} {oh_est_l1_interval} (estimated, W only), mean pool "
+                 "{onehot_pool} cores (oracle), vs fixed 81 cores {fixed_81}, 120 {fixed_120} (paper {paper}); queue-delay "
+                 "speed-up over the rigid runs {onehot_speedups} (paper 45% / 73% / 58% / 64%); with the size as one "
+                 "number (size / 81, the first runs): {ela_ora} {ela_ora_interval} / {ela_est} {ela_est_interval} / "
+                 "{ela_ora_l1} {ela_ora_l1_interval} / {ela_est_l1} {ela_est_l1_interval}, speed-ups {speedups}; "
+                 "ablations of that run: γ 0.95 {abl_gamma}, warm start from queue_proportional {abl_warm_qp}",
         numbers={**{key: at("grid_elastic/grid_tables.json", f"elastic/{name}/interactive_W_over_seeds/iqm")
                     for name, (key, *_) in _ELASTIC_ALL.items()},
                  **{f"{key}_interval": grid_seed_interval(f"elastic/{name}", "grid_elastic/grid_tables.json")
@@ -171,9 +182,8 @@ ITEMS: list[Item] = [
                  "paper": given("0.96", "../shared/spec/grid.md (the paper's elastic interactive W, 0.958-0.971)"),
                  "onehot_pool": at("grid_elastic/grid_tables.json", "elastic/ela-ora-0.5-onehot/mean_pool", ".0f"),
                  "onehot_speedup": at("grid_elastic/grid_tables.json", "speedup/ela-ora-0.5-onehot/speedup", ".0%"),
-                 "speedups": Number("grid_elastic/grid_tables.json", lambda root: " / ".join(
-                     f"{100 * json_value(root, 'grid_elastic/grid_tables.json', f'speedup/{name}/speedup'):.0f}%"
-                     for name in GRID_ELASTIC_RUNS))},
+                 "speedups": _speedups(GRID_ELASTIC_RUNS),
+                 "onehot_speedups": _speedups(("ela-ora-0.5-onehot", *GRID_ELASTIC_ONEHOT))},
     ),
     Item(
         id="bench_grid",

@@ -196,7 +196,7 @@ class GridSite(EqualByConfiguration, ObserveOnceStep, environment.Environment[En
             backlog=state.backlog - jnp.where(go, runtime, 0),
             service_by_vo=state.service_by_vo.at[vo].add(jnp.where(go, runtime, 0).astype(jnp.float32)),
             pool=pool, last_pool_change=last_change)
-        state, reward = self._advance(self._list(state), params)
+        state, reward = self._advance(state, params)
         state = self._at_decision(state, active)
         terminated = self.is_done(state)
         return state, reward, terminated, {"dispatched": go, "legal": legal}
@@ -229,14 +229,13 @@ class GridSite(EqualByConfiguration, ObserveOnceStep, environment.Environment[En
         return jnp.where(index < position, queue, after)
 
     def _list(self, state: EnvState) -> EnvState:
-        """Appends up to ``ARRIVAL_CHUNK`` arrived, not yet listed jobs (in submit order) to the queue's free
-        places. Jobs wait unlisted only while the queue is full, and each pass frees at most one place or
-        admits at most ``ARRIVAL_CHUNK`` arrivals, so listing this many per pass keeps up."""
-        chunk = jnp.arange(ARRIVAL_CHUNK)
+        """Appends the arrived, not yet listed jobs (in submit order) to the queue's free places, as many
+        as fit: once per decision, after the event loop (no dispatch happens inside it, so listing there
+        pass by pass would list the same jobs), one elementwise pass over the queue."""
         count = jnp.minimum(state.arrived - state.listed, self.queue_capacity - state.queue_len)
-        target = jnp.where(chunk < count, state.queue_len + chunk, self.queue_capacity)
-        count = jnp.minimum(count, ARRIVAL_CHUNK)
-        return state.replace(queue=state.queue.at[target].set(state.listed + chunk, mode="drop"),
+        offset = jnp.arange(self.queue_capacity) - state.queue_len
+        fresh = (offset >= 0) & (offset < count)
+        return state.replace(queue=jnp.where(fresh, state.listed + offset, state.queue),
                              queue_len=state.queue_len + count, listed=state.listed + count)
 
     def _at_decision(self, state: EnvState, counted: jax.Array = True) -> EnvState:
@@ -282,7 +281,9 @@ class GridSite(EqualByConfiguration, ObserveOnceStep, environment.Environment[En
         cap = 2 * jobs.length + 2 * self.num_cores + 8  # each pass retires a termination or admits a submission
         chunk = jnp.arange(ARRIVAL_CHUNK)
         slots = jnp.arange(self.num_cores)
-        per_job = dict(jobs=None, start=None, fairness=None, pool_at_start=None)  # read-only here: out of the carry
+        # read-only in the loop (the queue is listed once after it): out of the carry, which under vmap
+        # every pass selects leaf by leaf
+        per_job = dict(jobs=None, start=None, fairness=None, pool_at_start=None, queue=None, candidates=None)
 
         def next_submit(s):
             return jnp.where(s.arrived < num_valid, jobs.submit[jnp.minimum(s.arrived, jobs.length - 1)], NEVER)
@@ -349,11 +350,12 @@ class GridSite(EqualByConfiguration, ObserveOnceStep, environment.Environment[En
                 waiting_by_vo=s.waiting_by_vo + jnp.sum(
                     jax.nn.one_hot(jobs.vo[safe], self.num_vos, dtype=jnp.int32) * arriving[:, None], axis=0),
                 backlog=s.backlog + jnp.sum(jnp.where(arriving, jobs.runtime[safe], 0)))
-            return self._list(s), reward, passes + 1
+            return s, reward, passes + 1
 
         small, reward, _ = jax.lax.while_loop(cond, body, (state.replace(**per_job), jnp.float32(0.0), jnp.int32(0)))
-        return small.replace(jobs=state.jobs, start=state.start, fairness=state.fairness,
-                             pool_at_start=state.pool_at_start), reward
+        return self._list(small.replace(jobs=state.jobs, start=state.start, fairness=state.fairness,
+                                        pool_at_start=state.pool_at_start, queue=state.queue,
+                                        candidates=state.candidates)), reward
 
     # ------------------------------------------------------------------ observation
     def class_estimates(self, state: EnvState, params: EnvParams) -> jax.Array:
