@@ -90,6 +90,30 @@ def curves(path: Path, xlabel: str, ylabel: str, series: dict[str, tuple], hline
     _save(fig, ax, path, xlabel, ylabel, title)
 
 
+def panels(path: Path, xlabel: str, ylabel: str, series: dict[str, tuple], title: str = "", columns: int = 4) -> None:
+    """One small panel per ``(x, y)`` line, the axes shared: many step-like lines (e.g. a pool size per run)
+    stay readable where one axes would hide them under each other."""
+    rows = -(-len(series) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(2.6 * columns, 1.9 * rows + 0.5), sharex=True, sharey=True,
+                             squeeze=False)
+    for ax, (name, (x, y)) in zip(axes.flat, series.items()):
+        ax.plot(x, y, lw=0.8)
+        ax.set_title(name, fontsize=8)
+        ax.grid(alpha=0.3)
+        ax.tick_params(labelsize=7)
+    for ax in list(axes.flat)[len(series):]:
+        ax.set_visible(False)
+    for column in range(min(columns, len(series))):  # the x axis under each column's lowest panel
+        lowest = axes[(len(series) - 1 - column) // columns, column]
+        lowest.tick_params(labelbottom=True)
+        lowest.set_xlabel(xlabel, fontsize=8)
+    for ax in axes[:, 0]:
+        ax.set_ylabel(ylabel, fontsize=8)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    _write(fig, path)
+
+
 def learning_curves_with_spread(series: dict[str, tuple], hlines: dict[str, float], path: Path, xlabel: str,
                                 ylabel: str, title: str = "") -> None:
     """One line per run: ``{name: (x [n], y [seeds, n])}``, the mean over seeds with a min-max band

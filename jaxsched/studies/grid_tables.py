@@ -38,7 +38,7 @@ import jax
 import numpy as np
 
 from jaxsched.core import instances as instance_ranges
-from jaxsched.core.plotting import curves, plt, save_figure
+from jaxsched.core.plotting import panels, plt, save_figure
 from jaxsched.core.stats import summarize_over_seeds, summary_interval
 from jaxsched.core.unfinished import count_text, legend, marked
 from jaxsched.envs.grid.metrics import delivered_shares
@@ -412,9 +412,9 @@ def pool_series(table: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def plot_pools(tables: dict, out: Path) -> None:
     series = {name: pool_series(t) for name, t in tables.items()}
-    curves(out / "grid_elastic_pool.png", "days", "cores in service",
+    panels(out / "grid_elastic_pool.png", "days", "cores in service",
            {name: (x, pool) for name, (x, pool, _) in series.items()}, title="elastic pool size over time (episode 0)")
-    curves(out / "grid_elastic_utilisation.png", "days", "utilisation so far",
+    panels(out / "grid_elastic_utilisation.png", "days", "utilisation so far",
            {name: (x, u) for name, (x, _, u) in series.items()}, title="utilisation over time (episode 0)")
 
 
