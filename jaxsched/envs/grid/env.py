@@ -153,9 +153,14 @@ class GridSite(EqualByConfiguration, ObserveOnceStep, environment.Environment[En
         jobs = state.jobs  # the episode's own window (params may hold another: learners pass defaults)
         active = ~self.is_done(state)
         action = jnp.asarray(action, jnp.int32)
-        mask = self.action_mask(state)
-        legal = (action >= 0) & (action < self.num_actions) & mask[jnp.clip(action, 0, self.num_actions - 1)]
-        oldest = jnp.argmin(jnp.where(state.candidates >= 0, state.candidates, NEVER))  # the fallback
+        # the action's own entry of the mask (action_mask's rule, without building the whole mask)
+        inside = jnp.clip(action, 0, self.num_actions - 1)
+        legal = (action >= 0) & (action < self.num_actions) & (state.candidates[inside // self.num_sizes] >= 0) & \
+            self.size_allowed(state)[inside % self.num_sizes]
+        if self.candidate_rule == "per_class":  # the fallback: the oldest candidate
+            oldest = jnp.argmin(jnp.where(state.candidates >= 0, state.candidates, NEVER))
+        else:  # the queue, compact and in submit order: its first place
+            oldest = jnp.int32(0)
         slot = jnp.where(legal, action // self.num_sizes, oldest)
         job = jnp.where(active, state.candidates[slot], -1)
         go = job >= 0
