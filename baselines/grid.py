@@ -15,6 +15,8 @@ queue), ties to the oldest job:
 Pool size (elastic variant; rigid has one size): keep it (``fifo`` ... as above), a fixed pool
 (``fixed_30`` / ``fixed_81`` / ``fixed_120``: the allowed size nearest the target, FIFO jobs), or
 ``queue_proportional``: the smallest allowed size >= running + queued jobs (at least the minimum).
+A fixed pool with another job rule (``fixed_90_sjf``, ``fixed_120_edf``, ...: ``fixed_<cores>_<rule>``)
+is a reference for what a pool of that size allows, the job choice done well.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ import jax.numpy as jnp
 EDF_SLACK = 2.0
 JOB_RULES = ("fifo", "edf", "sjf", "fairshare")
 POOL_RULES = ("fixed_30", "fixed_81", "fixed_120", "queue_proportional")
-HEURISTIC_NAMES = JOB_RULES + POOL_RULES + ("random",)
+FIXED_WITH_JOB_RULES = tuple(f"fixed_{cores}_{rule}" for cores in (81, 90, 120) for rule in ("edf", "sjf"))
+HEURISTIC_NAMES = JOB_RULES + POOL_RULES + FIXED_WITH_JOB_RULES + ("random",)
 
 
 def _present(obs) -> jax.Array:
@@ -102,9 +105,9 @@ def make_heuristic(name: str) -> Callable:
     slots = {"fifo": fifo_slot, "edf": edf_slot, "sjf": sjf_slot, "fairshare": fairshare_slot}
     if name in slots:
         return combine(slots[name])
-    if name.startswith("fixed_") and name in POOL_RULES:
-        target = int(name.split("_")[1])
-        return combine(fifo_slot, lambda obs: nearest_allowed(obs, target))
+    if name.startswith("fixed_") and name in POOL_RULES + FIXED_WITH_JOB_RULES:
+        _, target, *rule = name.split("_")
+        return combine(slots[rule[0]] if rule else fifo_slot, lambda obs: nearest_allowed(obs, int(target)))
     if name == "queue_proportional":
         return combine(fifo_slot, queue_proportional_size)
     if name == "random":

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from jaxsched.algos import ALGORITHMS
+from jaxsched.baselines.grid import make_heuristic
 from jaxsched.algos.sarsa import SarsaConfig, fit_readout, init_reservoir, reservoir_features, ridge
 from jaxsched.evaluate import main as evaluate_main
 from jaxsched.experiment import Experiment, load_train_config
@@ -152,6 +153,21 @@ def test_evaluate_cli_grid_bad_input(tmp_path, capsys):
                           "--exclude", "5", "--episodes", "1", "--summary", str(tmp_path / "e.json")]) == 0
     pools = json.loads((tmp_path / "e.json").read_text())
     assert pools["fixed_30"]["mean_pool"] == pytest.approx(30.0)
+
+
+def test_a_fixed_pool_with_a_job_rule_takes_that_rules_job_and_the_nearest_allowed_size():
+    """``fixed_<cores>_<rule>`` (grid_tables' elastic references): the rule's job (SJF: the shortest, ties to
+    the oldest) and the allowed pool size nearest the target; an unlisted combination is refused."""
+    sizes = jnp.asarray((30, 40, 50, 60, 70, 80, 81, 90, 100, 110, 120), jnp.int32)
+    allowed = sizes != 90  # 90 not allowed now: the nearest allowed to 90 is 81 (9 cores off; 100 is 10)
+    obs = type("Obs", (), dict(job=jnp.asarray([5, 3, 7, -1]), exec_time=jnp.asarray([100.0, 10.0, 10.0, 0.0]),
+                               size_allowed=allowed, pool_sizes=sizes))()
+    num_sizes = len(sizes)
+    assert int(make_heuristic("fixed_120_sjf")(None, obs)) == 1 * num_sizes + 10  # job 3 (slot 1), 120 cores
+    assert int(make_heuristic("fixed_90_sjf")(None, obs)) == 1 * num_sizes + 6  # 81 cores
+    assert int(make_heuristic("fixed_120")(None, obs)) == 1 * num_sizes + 10  # FIFO: job 3 is the oldest too
+    with pytest.raises(ValueError, match="unknown grid heuristic"):
+        make_heuristic("fixed_100_sjf")
 
 
 def test_a_state_steps_on_its_own_window_whatever_the_params():

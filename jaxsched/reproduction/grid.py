@@ -172,7 +172,8 @@ ITEMS: list[Item] = [
         headline="elastic W int, 5 seeds, SARSA-ESN with the pool size a one-hot input (the config's default): IQM "
                  "{abl_onehot} {abl_onehot_interval} (oracle) / {oh_est} {oh_est_interval} (estimated) / {oh_ora_l1} "
                  "{oh_ora_l1_interval} (oracle, W only) / {oh_est_l1} {oh_est_l1_interval} (estimated, W only), mean pool "
-                 "{onehot_pool} cores (oracle), vs fixed 81 cores {fixed_81}, 120 {fixed_120} (paper {paper}); queue-delay "
+                 "{onehot_pool} cores (oracle), vs fixed 81 cores {fixed_81}, 120 {fixed_120}, and with SJF jobs 90 "
+                 "{fixed_90_sjf}, 120 {fixed_120_sjf} (paper {paper}); queue-delay "
                  "speed-up over the rigid runs {onehot_speedups} (paper 45% / 73% / 58% / 64%); with the size as one "
                  "number (size / 81, the first runs): {ela_ora} {ela_ora_interval} / {ela_est} {ela_est_interval} / "
                  "{ela_ora_l1} {ela_ora_l1_interval} / {ela_est_l1} {ela_est_l1_interval}, speed-ups {speedups}; "
@@ -183,7 +184,7 @@ ITEMS: list[Item] = [
                  **{f"{key}_interval": grid_seed_interval(f"elastic/{name}", "grid_elastic/grid_tables.json")
                     for name, (key, *_) in _ELASTIC_ALL.items()},
                  **{policy: at("grid_elastic/grid_tables.json", f"elastic/{policy}/interactive_W_mean")
-                    for policy in ("fixed_81", "fixed_120")},
+                    for policy in ("fixed_81", "fixed_120", "fixed_90_sjf", "fixed_120_sjf")},
                  "paper": given("0.96", "../shared/spec/grid.md (the paper's elastic interactive W, 0.958-0.971)"),
                  "onehot_pool": at("grid_elastic/grid_tables.json", "elastic/ela-ora-0.5-onehot/mean_pool", ".0f"),
                  "onehot_speedup": at("grid_elastic/grid_tables.json", "speedup/ela-ora-0.5-onehot/speedup", ".0%"),

@@ -69,6 +69,11 @@ OVER_SEEDS = (("interactive_W_mean", "W int", True), ("interactive_W_over_0.9", 
               ("batch_W_mean", "W batch", True), ("fairness", "F", True), ("utilisation", "util", True))
 
 
+# fixed pools with the best rigid job rule: what a pool of the paper's preferred size (~90) or the largest allows
+# when the job choice is done well (the elastic learner's W beside them tells the pool's part from the job choice's)
+ELASTIC_REFERENCES = ("fixed_90_sjf", "fixed_120_sjf")
+
+
 def parse_runs(items) -> dict[str, tuple[Path, int | None]]:
     """``{name: (run directory, checkpoint step or None: the newest)}`` of ``NAME=RUN_DIR[@STEP]``."""
     runs = {}
@@ -479,7 +484,8 @@ def main(argv=None) -> int:
             # queues thousands of jobs (up to ~4400 of 9500 under FIFO), beyond the default capacity
             e_options = {"queue_capacity": options.get("num_jobs", 9500), **options}
             elastic, _, e_tables, e_rows = evaluate_group("grid-elastic", e_options, args.episodes, args.seed,
-                                                          ["fixed_30", "fixed_81", "fixed_120", "queue_proportional"],
+                                                          ["fixed_30", "fixed_81", "fixed_120", "queue_proportional",
+                                                           *ELASTIC_REFERENCES],
                                                           args.swf)
             e_rows.update(elastic_rows)
             results["elastic"] = e_rows
