@@ -164,11 +164,12 @@ ITEMS: list[Item] = [
         needs=("grid_tables",),
         note="The rigid rows of Table 5 are grid_tables' (--rigid-rows: same windows, its heuristic rows checked "
              "equal). factored_q (the elastic config) scores the 2048 x 11 actions per decision on a CPU. wall_s: the "
-             "eleven runs' training (22520 s summed from their metrics.csv, on a 2-core CPU shared with 1-4 other jobs; "
-             "two runs partly paused; the 240-iteration run is the 80-iteration one-hot run resumed from a copy, its "
-             "first 80 iterations counted as a fresh run pays them) and their evaluations (~34 min for the first three; ~65 min for the next three, "
-             "evaluated side by side into --cache runs/grid_el/cache; 5-7 min each for the five one-hot runs) and the "
-             "final study (22 min reading six runs from the cache; 44 s on 2026-11-30 with every row cached; q_sizes 57 s).",
+             "eleven runs' training (22520 s summed from their metrics.csv, on a 2-core CPU shared with 1-4 other "
+             "jobs; two runs partly paused; the 240-iteration run is the 80-iteration one-hot run resumed from a copy, "
+             "its first 80 iterations counted as a fresh run pays them) and their evaluations (~34 min for the first "
+             "three; ~65 min for the next three, evaluated side by side into --cache runs/grid_el/cache; 5-7 min each "
+             "for the five one-hot runs) and the final study (22 min reading six runs from the cache; 44 s on "
+             "2026-11-30 with every row cached; q_sizes 57 s).",
         headline="elastic W int, 5 seeds, SARSA-ESN with the pool size a one-hot input (the config's default): IQM "
                  "{abl_onehot} {abl_onehot_interval} (oracle) / {oh_est} {oh_est_interval} (estimated) / {oh_ora_l1} "
                  "{oh_ora_l1_interval} (oracle, W only) / {oh_est_l1} {oh_est_l1_interval} (estimated, W only), mean pool "
