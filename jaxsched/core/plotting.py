@@ -90,19 +90,26 @@ def curves(path: Path, xlabel: str, ylabel: str, series: dict[str, tuple], hline
     _save(fig, ax, path, xlabel, ylabel, title)
 
 
+def _panel_grid(count: int, columns: int, size: tuple[float, float, float], **shared):
+    """``(fig, axes[rows, columns])`` for ``count`` panels, the spare axes hidden; ``size``: a panel's width and
+    height and the height added for titles and legends (inches)."""
+    rows = -(-count // columns)
+    width, height, extra = size
+    fig, axes = plt.subplots(rows, columns, figsize=(width * columns, height * rows + extra), squeeze=False, **shared)
+    for ax in list(axes.flat)[count:]:
+        ax.set_visible(False)
+    return fig, axes
+
+
 def panels(path: Path, xlabel: str, ylabel: str, series: dict[str, tuple], title: str = "", columns: int = 4) -> None:
     """One small panel per ``(x, y)`` line, the axes shared: many step-like lines (e.g. a pool size per run)
     stay readable where one axes would hide them under each other."""
-    rows = -(-len(series) // columns)
-    fig, axes = plt.subplots(rows, columns, figsize=(2.6 * columns, 1.9 * rows + 0.5), sharex=True, sharey=True,
-                             squeeze=False)
+    fig, axes = _panel_grid(len(series), columns, (2.6, 1.9, 0.5), sharex=True, sharey=True)
     for ax, (name, (x, y)) in zip(axes.flat, series.items()):
         ax.plot(x, y, lw=0.8)
         ax.set_title(name, fontsize=8)
         ax.grid(alpha=0.3)
         ax.tick_params(labelsize=7)
-    for ax in list(axes.flat)[len(series):]:
-        ax.set_visible(False)
     for column in range(min(columns, len(series))):  # the x axis under each column's lowest panel
         lowest = axes[(len(series) - 1 - column) // columns, column]
         lowest.tick_params(labelbottom=True)
@@ -228,8 +235,7 @@ def panels_with_bands(panels: dict[str, dict[str, tuple]], hlines: dict[str, dic
     """One panel per key (e.g. scenario), each with :func:`curves_with_bands`' lines ``{name: (x, centre, low,
     high)}`` and its own levels ``hlines[panel]``; a name keeps its colour in every panel, one legend below."""
     names = list(dict.fromkeys(name for lines in panels.values() for name in lines))
-    rows = -(-len(panels) // columns)
-    fig, axes = plt.subplots(rows, columns, figsize=(3.2 * columns, 2.6 * rows + 0.9), squeeze=False)
+    fig, axes = _panel_grid(len(panels), columns, (3.2, 2.6, 0.9))
     for ax, (panel, lines) in zip(axes.flat, panels.items()):
         for name, (x, centre, low, high) in lines.items():
             colour = f"C{names.index(name)}"
@@ -240,8 +246,6 @@ def panels_with_bands(panels: dict[str, dict[str, tuple]], hlines: dict[str, dic
         ax.set_title(panel, fontsize=9)
         ax.tick_params(labelsize=7)
         ax.grid(alpha=0.3)
-    for ax in list(axes.flat)[len(panels):]:
-        ax.set_visible(False)
     handles = {label: handle for ax in axes.flat for handle, label in zip(*ax.get_legend_handles_labels())}
     fig.legend(handles.values(), handles.keys(), loc="lower center", ncol=min(len(handles), 6), fontsize=8)
     fig.supxlabel(xlabel, fontsize=9, y=0.09)
